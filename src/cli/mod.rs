@@ -1,0 +1,62 @@
+//! The command line: `syotti` with no arguments speaks UCI; subcommands analyse, prove, count.
+//!
+//! Errors from user input end in a clear message on stderr and a non-zero exit status (2), never a
+//! panic.
+
+mod perft;
+
+use clap::{Parser, Subcommand};
+
+use crate::rules::{StalemateRule, Variant};
+
+/// Exit status for bad input (bad FEN, bad arguments, illegal move).
+pub const EXIT_BAD_INPUT: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "syotti",
+    version,
+    about = "Syotti, an antichess (losing chess) engine",
+    long_about = "Syotti plays antichess (losing chess, suicide chess, giveaway): captures are \
+                  compulsory and you win by losing all your pieces.\n\nRun without arguments to \
+                  start the UCI engine (for Cute Chess, cutechess-cli, lichess-bot).",
+    after_help = "Examples:\n  syotti                      start the UCI engine\n  syotti perft 5              count move paths from the start position\n  syotti perft 3 --fen '8/8/p7/8/8/8/7P/8 w - - 0 1' --divide"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Which rules to play by: the variant, optionally with another stalemate convention.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RulesArgs {
+    /// Variant: antichess (stalemated side wins) or suicide (fewer pieces wins on stalemate).
+    #[arg(long, default_value = "antichess")]
+    pub variant: Variant,
+    /// Stalemate convention, overriding the variant's: stalemated-side-wins, draw, fewer-pieces-wins.
+    #[arg(long)]
+    pub stalemate: Option<StalemateRule>,
+}
+
+impl RulesArgs {
+    pub fn rule(&self) -> StalemateRule {
+        self.stalemate.unwrap_or(self.variant.stalemate_rule())
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Count the leaf nodes of the legal move tree (move generator test and speed check).
+    #[command(
+        after_help = "Example:\n  syotti perft 6\n  syotti perft 2 --fen '8/8/p7/8/8/8/7P/8 w - - 0 1' --divide"
+    )]
+    Perft(perft::PerftArgs),
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn run(cli: Cli) -> u8 {
+    match cli.command {
+        None => crate::uci::run_stdio(),
+        Some(Command::Perft(args)) => perft::run(&args),
+    }
+}

@@ -3,6 +3,9 @@
 //! Layers, each depending only on the ones below it:
 //! `uci` / `cli` → `engine` → `search`, `proof` → `rules` → shakmaty.
 
+pub mod bench;
 pub mod cli;
+pub mod engine;
 pub mod rules;
+pub mod search;
 pub mod uci;

@@ -3,6 +3,12 @@
 //! Errors from user input end in a clear message on stderr and a non-zero exit status (2), never a
 //! panic.
 
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+mod bench;
 mod perft;
 
 use clap::{Parser, Subcommand};
@@ -51,6 +57,9 @@ pub enum Command {
         after_help = "Example:\n  syotti perft 6\n  syotti perft 2 --fen '8/8/p7/8/8/8/7P/8 w - - 0 1' --divide"
     )]
     Perft(perft::PerftArgs),
+    /// Search fixed positions to a fixed depth and print `N nodes M nps` (the build's fingerprint).
+    #[command(after_help = "Example:\n  syotti bench\n  syotti bench 11")]
+    Bench(bench::BenchArgs),
 }
 
 /// Runs the command line; returns the process exit status.
@@ -58,5 +67,6 @@ pub fn run(cli: Cli) -> u8 {
     match cli.command {
         None => crate::uci::run_stdio(),
         Some(Command::Perft(args)) => perft::run(&args),
+        Some(Command::Bench(args)) => bench::run(&args),
     }
 }

@@ -1,6 +1,14 @@
-//! The UCI protocol.
+//! The UCI protocol: `parser` reads commands, `options` holds the settings, `responses` formats
+//! what the engine says, and `session` ties them to the engine.
 
-/// Runs the UCI loop on stdin/stdout until `quit` or end of input.
-pub fn run_stdio() -> u8 {
-    0
-}
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
+pub mod options;
+pub mod parser;
+pub mod responses;
+pub mod session;
+
+pub use session::run_stdio;

@@ -1,0 +1,29 @@
+//! `syotti bench [DEPTH]`: the fixed search benchmark; prints `N nodes M nps`.
+
+use crate::bench;
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Search depth for every position.
+    #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub depth: u32,
+}
+
+pub fn run(args: &BenchArgs) -> u8 {
+    match bench::run(args.depth) {
+        Ok(result) => {
+            eprintln!(
+                "{} positions, depth {}, {} ms",
+                bench::POSITIONS.len(),
+                args.depth,
+                result.time.as_millis()
+            );
+            println!("{} nodes {} nps", result.nodes, result.nps());
+            0
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}

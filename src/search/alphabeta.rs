@@ -1,0 +1,141 @@
+//! The inner nodes: principal variation search (negamax alpha-beta with null windows after the
+//! first move) over the transposition table.
+//!
+//! A node first asks the rules whether the game is over (no pieces, stalemate under the active
+//! convention, dead position) or drawn by history (fifty moves, repetition); those scores are
+//! exact. Forced replies (a single legal move) are extended by one ply: in antichess they are
+//! common and cost almost nothing to follow.
+
+use shakmaty::{variant::Antichess, Move, Position};
+
+use super::{
+    context::SearchContext,
+    eval::evaluate,
+    ordering::{pick, reward_quiet, score_moves},
+    tt::{score_from_tt, score_to_tt},
+    Bound, Score, INFINITY, MATE, MAX_PLY,
+};
+use crate::rules::hash;
+
+impl SearchContext<'_> {
+    /// Finds the legal move matching a transposition-table hint.
+    pub(super) fn tt_move(&self, moves: &shakmaty::MoveList, key: u64) -> Option<Move> {
+        let hint = self.tt.probe(key)?.uci_move?;
+        moves
+            .iter()
+            .copied()
+            .find(|m| m.to_uci(shakmaty::CastlingMode::Standard) == hint)
+    }
+
+    pub(super) fn negamax(
+        &mut self,
+        pos: &Antichess,
+        mut depth: i32,
+        mut alpha: Score,
+        mut beta: Score,
+        ply: usize,
+    ) -> Score {
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let moves = pos.legal_moves();
+        if let Some(score) = self.terminal_score(pos, &moves, ply) {
+            return score;
+        }
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        // Mate distance pruning: no line from here beats a win found closer to the root.
+        alpha = alpha.max(-(MATE - ply as Score));
+        beta = beta.min(MATE - ply as Score - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+        if depth <= 0 {
+            return self.quiescence_moves(pos, &moves, alpha, beta, ply, 0);
+        }
+
+        let pv_node = beta - alpha > 1;
+        let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
+        let hit = self.tt.probe(key);
+        if let Some(hit) = hit {
+            if !pv_node && hit.depth >= depth {
+                let score = score_from_tt(hit.score, ply);
+                let usable = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if usable {
+                    return score;
+                }
+            }
+        }
+        let tt_move = self.tt_move(&moves, key);
+
+        if moves.len() == 1 && (ply as i32) < 2 * self.root_depth {
+            depth += 1;
+        }
+
+        let original_alpha = alpha;
+        let mut scored = score_moves(self, pos, &moves, tt_move, ply);
+        let mut best = -INFINITY;
+        let mut best_move = None;
+        let mut tried: Vec<Move> = Vec::with_capacity(scored.len());
+        for index in 0..scored.len() {
+            let m = pick(&mut scored, index);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            self.keys.push(hash::key_after(pos, key, m, &child));
+            let score = if index == 0 {
+                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+            } else {
+                let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                if probe > alpha && probe < beta && !self.stopped {
+                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                } else {
+                    probe
+                }
+            };
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            tried.push(m);
+            if score > best {
+                best = score;
+                best_move = Some(m);
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        if !m.is_capture() {
+                            reward_quiet(self, pos, m, &tried, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let eval = hit.map_or(0, |h| h.eval);
+        // After a fail low every move was refuted: no move is worth remembering.
+        let hint = if bound == Bound::Upper {
+            None
+        } else {
+            best_move
+        };
+        self.tt
+            .store(key, hint, score_to_tt(best, ply), eval, depth, bound);
+        best
+    }
+}

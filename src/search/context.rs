@@ -1,0 +1,127 @@
+//! Per-search state: counters, the path's keys, killers, history, the PV table, and the checks
+//! that end a search (stop flag, node limit, hard time limit).
+//!
+//! Persistent state (the transposition table) lives outside and is borrowed; everything here is
+//! made fresh for each search, so a `go nodes N` after `ucinewgame` is deterministic.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::{variant::Antichess, Color, Move, MoveList, Position};
+
+use super::{tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY};
+use crate::rules::{game, outcome, StalemateRule};
+
+/// How often (in nodes) the clock and the stop flag are looked at.
+const CHECK_EVERY: u64 = 1024;
+
+pub(super) struct SearchContext<'a> {
+    pub tt: &'a TranspositionTable,
+    pub control: &'a SearchControl,
+    pub rule: StalemateRule,
+    /// Keys of the game so far and of the current path, the current node last.
+    pub keys: Vec<u64>,
+    pub nodes: u64,
+    pub seldepth: usize,
+    pub killers: [[Option<Move>; 2]; MAX_PLY + 1],
+    /// Quiet-move history by side, from-square and to-square.
+    pub history: Box<[[[Score; 64]; 64]; 2]>,
+    /// Triangular PV table: `pv[ply]` is the best line found from that ply.
+    pub pv: Vec<Vec<Move>>,
+    pub stopped: bool,
+    pub start: Instant,
+    pub hard_limit: Option<Duration>,
+    pub node_limit: Option<u64>,
+    pub root_depth: i32,
+}
+
+impl<'a> SearchContext<'a> {
+    pub fn new(
+        tt: &'a TranspositionTable,
+        control: &'a SearchControl,
+        rule: StalemateRule,
+        history_keys: &[u64],
+    ) -> SearchContext<'a> {
+        SearchContext {
+            tt,
+            control,
+            rule,
+            keys: history_keys.to_vec(),
+            nodes: 0,
+            seldepth: 0,
+            killers: [[None; 2]; MAX_PLY + 1],
+            history: Box::new([[[0; 64]; 64]; 2]),
+            pv: vec![Vec::new(); MAX_PLY + 2],
+            stopped: false,
+            start: Instant::now(),
+            hard_limit: None,
+            node_limit: None,
+            root_depth: 1,
+        }
+    }
+
+    /// Counts a node and says whether the search must end now.
+    pub fn tick(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        if self.node_limit.is_some_and(|limit| self.nodes >= limit) {
+            self.stopped = true;
+            return true;
+        }
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) {
+            self.poll();
+        }
+        self.stopped
+    }
+
+    /// Looks at the stop flag and the clock.
+    pub fn poll(&mut self) {
+        if self.control.is_stopped() {
+            self.stopped = true;
+        } else if let Some(hard) = self.hard_limit {
+            if !self.control.is_pondering()
+                && self.control.clock_start(self.start).elapsed() >= hard
+            {
+                self.stopped = true;
+            }
+        }
+    }
+
+    /// The score of a node that ends the game or is drawn by history, if it is one.
+    pub fn terminal_score(&self, pos: &Antichess, moves: &MoveList, ply: usize) -> Option<Score> {
+        if let Some(o) = outcome::position_outcome_with(pos, self.rule, !moves.is_empty()) {
+            return Some(match o.winner {
+                Some(c) if c == pos.turn() => MATE - ply as Score,
+                Some(_) => -(MATE - ply as Score),
+                None => 0,
+            });
+        }
+        // Inside the tree a single repetition is scored as a draw: the side that could avoid it
+        // did not, and could repeat again.
+        if ply > 0
+            && (pos.halfmoves() >= game::FIFTY_MOVE_PLIES
+                || game::repetitions(&self.keys, pos.halfmoves()) >= 2)
+        {
+            return Some(0);
+        }
+        None
+    }
+
+    /// The deepest ply quiescence may reach in this iteration.
+    pub fn root_ply_cap(&self) -> usize {
+        self.root_depth.max(0) as usize * 2 + super::quiescence::MAX_CAPTURE_PLIES
+    }
+
+    pub fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    pub fn side_index(color: Color) -> usize {
+        color as usize
+    }
+}

@@ -1,0 +1,107 @@
+//! Static evaluation for antichess, from the side to move's point of view.
+//!
+//! Antichess turns chess values around. Owning pieces is mostly a burden, more so early, when
+//! every piece is one the opponent can force us to keep; late in the game minor pieces and kings
+//! are flexible tempo-makers and become assets, while pawns and queens stay burdens. Material is
+//! therefore tapered between an opening and an endgame table by the number of pieces on the board.
+//!
+//! Mobility is an asset (more quiet moves, more ways to wait and to pass a capture back), and so
+//! is having our pieces attacked when the opponent has to move next: they will be forced to take.
+//! Having to capture ourselves is the liability, but that is not a static term: quiescence never
+//! stands pat while a capture is compulsory, so the evaluation only ever sees quiet positions.
+//!
+//! The weights are a hand-set first version; the strength work tunes them from self-play.
+
+use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
+
+use super::{Score, EVAL_LIMIT};
+
+/// Cost of owning a piece, opening and endgame, indexed by `Role as usize - 1` (P N B R Q K).
+const BURDEN_OPENING: [Score; 6] = [50, 70, 120, 200, 60, 10];
+const BURDEN_ENDGAME: [Score; 6] = [80, -90, -60, -25, 100, -80];
+/// Pieces on the board at which the opening table applies fully.
+const FULL_PHASE: i32 = 32;
+const MOBILITY_WEIGHT: Score = 3;
+/// Bonus for each of our pieces the opponent attacks (they may be forced to take it).
+const ATTACKED_WEIGHT: Score = 12;
+const TEMPO: Score = 10;
+
+fn role_index(role: Role) -> usize {
+    role as usize - 1
+}
+
+/// Quiet moves and attacked enemy pieces of `color`'s pieces.
+fn activity(board: &Board, color: Color) -> (Score, u32) {
+    let occupied = board.occupied();
+    let theirs = board.by_color(!color);
+    let mut quiet = 0;
+    let mut attacks_on_them = Bitboard::EMPTY;
+    for sq in board.by_color(color) & !board.pawns() {
+        let reach = match board.role_at(sq) {
+            Some(Role::Knight) => attacks::knight_attacks(sq),
+            Some(Role::Bishop) => attacks::bishop_attacks(sq, occupied),
+            Some(Role::Rook) => attacks::rook_attacks(sq, occupied),
+            Some(Role::Queen) => attacks::queen_attacks(sq, occupied),
+            Some(Role::King) => attacks::king_attacks(sq),
+            Some(Role::Pawn) | None => Bitboard::EMPTY,
+        };
+        quiet += (reach & !occupied).count() as Score;
+        attacks_on_them |= reach & theirs;
+    }
+    let pawns = board.pawns() & board.by_color(color);
+    for sq in pawns {
+        attacks_on_them |= attacks::pawn_attacks(color, sq) & theirs;
+    }
+    let step = color.fold_wb(8, -8);
+    quiet += (pawns.shift(step) & !occupied).count() as Score;
+    (quiet, attacks_on_them.count() as u32)
+}
+
+/// The static evaluation of a position, side to move's view, within `±EVAL_LIMIT`.
+pub fn evaluate(pos: &Antichess) -> Score {
+    let board = pos.board();
+    let us = pos.turn();
+    let pieces = board.occupied().count() as i32;
+    let phase = pieces.min(FULL_PHASE);
+
+    let mut burden = 0;
+    for role in Role::ALL {
+        let i = role_index(role);
+        let cost =
+            (BURDEN_OPENING[i] * phase + BURDEN_ENDGAME[i] * (FULL_PHASE - phase)) / FULL_PHASE;
+        let ours = (board.by_role(role) & board.by_color(us)).count() as Score;
+        let theirs = (board.by_role(role) & board.by_color(!us)).count() as Score;
+        burden += cost * (theirs - ours);
+    }
+
+    let (our_quiet, _) = activity(board, us);
+    let (their_quiet, their_attacks_on_us) = activity(board, !us);
+    let mobility = MOBILITY_WEIGHT * (our_quiet - their_quiet);
+    // Our pieces under attack: after our move the opponent may have to take one of them.
+    let forcing = ATTACKED_WEIGHT * their_attacks_on_us as Score;
+
+    (burden + mobility + forcing + TEMPO).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::parse_fen;
+
+    #[test]
+    fn symmetric_positions_evaluate_to_tempo() {
+        let pos = Antichess::default();
+        assert_eq!(evaluate(&pos), TEMPO);
+    }
+
+    #[test]
+    fn fewer_burdens_is_better_in_the_opening() {
+        // Black is missing a rook: better for Black to move, worse for White to move.
+        let black =
+            parse_fen("1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - - 0 1").expect("valid");
+        let white =
+            parse_fen("1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1").expect("valid");
+        assert!(evaluate(&black) > TEMPO);
+        assert!(evaluate(&white) < TEMPO);
+    }
+}

@@ -1,0 +1,286 @@
+//! Iterative deepening at the root: one full-width search per depth, MultiPV lines, `searchmoves`,
+//! the time checks between iterations, and the reports.
+//!
+//! Root moves keep their score from the last completed iteration and are searched best first.
+//! MultiPV line k searches the root moves not already chosen for lines 1..k, as Stockfish does.
+//! An iteration cut short by `stop` or the clock is thrown away, except that a root move which
+//! completed with a better score than the previous best is kept as the best move.
+
+use std::time::Duration;
+
+use shakmaty::{variant::Antichess, Move, Position};
+
+use super::{
+    context::SearchContext, ordering::score_moves, time, tt::TranspositionTable, Bound, Reporter,
+    Score, SearchControl, SearchInfo, SearchLimits, SearchResult, INFINITY, MATE, MATE_BOUND,
+    MAX_PLY,
+};
+use crate::rules::{hash, StalemateRule};
+
+/// After this long, the root move being searched is reported.
+const CURRMOVE_AFTER: Duration = Duration::from_secs(3);
+
+/// What the search needs to know about the game besides the position and the limits.
+#[derive(Clone, Debug)]
+pub struct SearchParams<'a> {
+    pub rule: StalemateRule,
+    /// Keys of the positions of the game, the root position last (for repetitions).
+    pub history: &'a [u64],
+    pub multipv: usize,
+    pub move_overhead: Duration,
+    /// A Lazy SMP helper: shares the table with the main search and does not age it.
+    pub helper: bool,
+}
+
+#[derive(Clone, Debug)]
+struct RootMove {
+    m: Move,
+    score: Score,
+    previous_score: Score,
+    pv: Vec<Move>,
+    seldepth: usize,
+}
+
+fn sort_root(moves: &mut [RootMove]) {
+    moves.sort_by_key(|rm| std::cmp::Reverse((rm.score, rm.previous_score)));
+}
+
+/// Searches `root` within `limits` and returns the best move found.
+///
+/// Prints nothing: every iteration goes to `reporter.info`; the caller reports the best move.
+pub fn search(
+    root: &Antichess,
+    params: &SearchParams,
+    limits: &SearchLimits,
+    tt: &TranspositionTable,
+    control: &SearchControl,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    if !params.helper {
+        tt.new_search();
+    }
+    let mut history = params.history.to_vec();
+    let root_key = hash::key(root);
+    if history.last() != Some(&root_key) {
+        history.push(root_key);
+    }
+    let mut ctx = SearchContext::new(tt, control, params.rule, &history);
+    ctx.node_limit = limits.nodes;
+    let budget = time::budget(limits, params.move_overhead);
+    ctx.hard_limit = budget.map(|b| b.hard);
+
+    let legal = root.legal_moves();
+    let allowed: Vec<Move> = legal
+        .iter()
+        .copied()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .collect();
+    let allowed = if allowed.is_empty() {
+        legal.to_vec()
+    } else {
+        allowed
+    };
+    if allowed.is_empty() {
+        let score = ctx.terminal_score(root, &legal, 0).unwrap_or(0);
+        return SearchResult {
+            best: None,
+            ponder: None,
+            score,
+            depth: 0,
+            nodes: 0,
+            pv: Vec::new(),
+        };
+    }
+
+    // Initial order: the table's move and the static ordering.
+    let allowed_list: shakmaty::MoveList = allowed.iter().copied().collect();
+    let tt_move = ctx.tt_move(&allowed_list, root_key);
+    let mut scored = score_moves(&ctx, root, &allowed_list, tt_move, 0);
+    scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+    let mut root_moves: Vec<RootMove> = scored
+        .into_iter()
+        .map(|(m, _)| RootMove {
+            m,
+            score: -INFINITY,
+            previous_score: -INFINITY,
+            pv: vec![m],
+            seldepth: 0,
+        })
+        .collect();
+
+    let lines = params.multipv.clamp(1, root_moves.len());
+    let max_depth = limits.depth.map_or(MAX_PLY as i32 - 1, |d| {
+        d.clamp(1, MAX_PLY as u32 - 1) as i32
+    });
+    let mate_target = limits.mate.map(|n| MATE - 2 * n as Score);
+    let mut completed_depth = 0;
+
+    for depth in 1..=max_depth {
+        ctx.root_depth = depth;
+        let snapshot = root_moves.clone();
+        for rm in &mut root_moves {
+            rm.previous_score = rm.score;
+            rm.score = -INFINITY;
+        }
+        let mut interrupted_line = None;
+        for line in 0..lines {
+            ctx.seldepth = 0;
+            search_line(&mut ctx, root, &mut root_moves, line, depth, reporter);
+            if ctx.stopped {
+                interrupted_line = Some(line);
+                break;
+            }
+            root_moves[line..].sort_by_key(|rm| std::cmp::Reverse(rm.score));
+        }
+
+        if let Some(line) = interrupted_line {
+            // Keep a better first move found before the interruption; else the last iteration.
+            let improved = line == 0
+                && root_moves.iter().any(|rm| {
+                    rm.score > -INFINITY
+                        && rm.score > snapshot[0].previous_score.max(snapshot[0].score)
+                });
+            if improved {
+                sort_root(&mut root_moves);
+                report(&ctx, &root_moves, 1, depth as u32, Bound::Lower, reporter);
+            } else {
+                root_moves = snapshot;
+            }
+            break;
+        }
+
+        sort_root(&mut root_moves[..lines]);
+        completed_depth = depth as u32;
+        report(
+            &ctx,
+            &root_moves,
+            lines,
+            completed_depth,
+            Bound::Exact,
+            reporter,
+        );
+
+        let best = root_moves[0].score;
+        if mate_target.is_some_and(|target| best >= target) {
+            break;
+        }
+        // A proven result cannot change with more depth once the search has seen past it.
+        if best.abs() > MATE_BOUND && depth > MATE - best.abs() + 1 && lines == 1 {
+            break;
+        }
+        // A forced move under a clock: nothing to think about.
+        if budget.is_some() && root_moves.len() == 1 && !control.is_pondering() {
+            break;
+        }
+        if let Some(b) = budget {
+            if !control.is_pondering() && control.clock_start(ctx.start).elapsed() >= b.soft {
+                break;
+            }
+        }
+        if control.is_stopped() {
+            break;
+        }
+    }
+
+    let best = &root_moves[0];
+    SearchResult {
+        best: Some(best.m),
+        ponder: best.pv.get(1).copied(),
+        score: if best.score > -INFINITY {
+            best.score
+        } else {
+            best.previous_score
+        },
+        depth: completed_depth,
+        nodes: ctx.nodes,
+        pv: best.pv.clone(),
+    }
+}
+
+/// Searches MultiPV line `line` (root moves `line..`) to `depth`, updating their scores and PVs.
+fn search_line(
+    ctx: &mut SearchContext,
+    root: &Antichess,
+    root_moves: &mut [RootMove],
+    line: usize,
+    depth: i32,
+    reporter: &dyn Reporter,
+) {
+    let root_key = ctx.keys.last().copied().unwrap_or_else(|| hash::key(root));
+    let mut alpha = -INFINITY;
+    let beta = INFINITY;
+    ctx.nodes += 1;
+    for (index, rm) in root_moves.iter_mut().enumerate().skip(line) {
+        let m = rm.m;
+        if ctx.start.elapsed() >= CURRMOVE_AFTER {
+            reporter.current_move(depth as u32, m, index + 1);
+        }
+        let mut child = root.clone();
+        child.play_unchecked(m);
+        ctx.keys.push(hash::key_after(root, root_key, m, &child));
+        let score = if index == line {
+            -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
+        } else {
+            let probe = -ctx.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+            if probe > alpha && !ctx.stopped {
+                -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
+            } else {
+                probe
+            }
+        };
+        ctx.keys.pop();
+        if ctx.stopped {
+            return;
+        }
+        if score > alpha {
+            alpha = score;
+            rm.score = score;
+            rm.seldepth = ctx.seldepth;
+            rm.pv.clear();
+            rm.pv.push(m);
+            rm.pv.extend_from_slice(&ctx.pv[1]);
+        }
+    }
+    if let Some(best) = root_moves[line..].iter().max_by_key(|rm| rm.score) {
+        ctx.tt.store(
+            root_key,
+            Some(best.m),
+            super::tt::score_to_tt(best.score, 0),
+            0,
+            depth,
+            Bound::Exact,
+        );
+    }
+}
+
+fn report(
+    ctx: &SearchContext,
+    root_moves: &[RootMove],
+    lines: usize,
+    depth: u32,
+    bound: Bound,
+    reporter: &dyn Reporter,
+) {
+    let elapsed = ctx.start.elapsed();
+    let nps = (ctx.nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64;
+    let hashfull = ctx.tt.hashfull();
+    for (index, rm) in root_moves.iter().take(lines).enumerate() {
+        let score = if rm.score > -INFINITY {
+            rm.score
+        } else {
+            rm.previous_score
+        };
+        reporter.info(&SearchInfo {
+            depth,
+            seldepth: rm.seldepth.max(depth as usize) as u32,
+            multipv: index + 1,
+            score,
+            bound,
+            nodes: ctx.nodes,
+            nps,
+            hashfull,
+            time: elapsed,
+            pv: rm.pv.clone(),
+        });
+    }
+}

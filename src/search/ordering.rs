@@ -1,0 +1,127 @@
+//! Move ordering: the transposition-table move, then captures, killers and quiet moves.
+//!
+//! In antichess a capture is compulsory whenever one exists, so a node's moves are either all
+//! captures or all quiet. Among captures we prefer those after which our capturing piece can be
+//! taken back (we want to lose pieces), and among those capturing with a heavier burden. Among
+//! quiet moves, killers and history come first, and a move that offers a piece (to a square the
+//! opponent attacks) gets a bonus: it forces the opponent to capture.
+
+use shakmaty::{variant::Antichess, Move, MoveList, Position, Role};
+
+use super::{context::SearchContext, Score};
+
+const TT_MOVE: Score = 1_000_000;
+const RECAPTURABLE: Score = 100_000;
+const CAPTURE: Score = 50_000;
+const KILLER: [Score; 2] = [40_000, 39_000];
+const OFFER: Score = 8_000;
+/// History scores are kept below this.
+pub(super) const HISTORY_MAX: Score = 16_000;
+
+fn burden(role: Role) -> Score {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight => 3,
+        Role::Bishop => 4,
+        Role::Rook => 5,
+        Role::Queen => 6,
+        Role::King => 2,
+    }
+}
+
+/// Whether the opponent attacks `m`'s destination once the move is made.
+fn lands_attacked(pos: &Antichess, m: Move) -> bool {
+    let board = pos.board();
+    let occupied = board.occupied().without(m.from().unwrap_or(m.to()));
+    let occupied = match m {
+        Move::EnPassant { from, to } => {
+            occupied.without(shakmaty::Square::from_coords(to.file(), from.rank()))
+        }
+        _ => occupied,
+    };
+    let attackers = board.attacks_to(m.to(), !pos.turn(), occupied) & board.by_color(!pos.turn());
+    let captured = if m.is_capture() && !m.is_en_passant() {
+        shakmaty::Bitboard::from_square(m.to())
+    } else {
+        shakmaty::Bitboard::EMPTY
+    };
+    (attackers & !captured).any()
+}
+
+/// Moves with their ordering scores.
+pub(super) fn score_moves(
+    ctx: &SearchContext,
+    pos: &Antichess,
+    moves: &MoveList,
+    tt_move: Option<Move>,
+    ply: usize,
+) -> Vec<(Move, Score)> {
+    let side = SearchContext::side_index(pos.turn());
+    moves
+        .iter()
+        .map(|&m| {
+            let score = if Some(m) == tt_move {
+                TT_MOVE
+            } else if m.is_capture() {
+                let victim = m.capture().map_or(1, burden);
+                let attacker = m.promotion().unwrap_or(m.role());
+                let back = if lands_attacked(pos, m) {
+                    RECAPTURABLE
+                } else {
+                    CAPTURE
+                };
+                back + 16 * burden(attacker) - victim
+            } else if ctx.killers[ply][0] == Some(m) {
+                KILLER[0]
+            } else if ctx.killers[ply][1] == Some(m) {
+                KILLER[1]
+            } else {
+                let from = m.from().map_or(0, |s| s as usize);
+                let offer = if lands_attacked(pos, m) { OFFER } else { 0 };
+                ctx.history[side][from][m.to() as usize] + offer
+            };
+            (m, score)
+        })
+        .collect()
+}
+
+/// Takes the best-scored move out of `scored[index..]` into `scored[index]` (selection sort).
+pub(super) fn pick(scored: &mut [(Move, Score)], index: usize) -> Move {
+    let mut best = index;
+    for i in index + 1..scored.len() {
+        if scored[i].1 > scored[best].1 {
+            best = i;
+        }
+    }
+    scored.swap(index, best);
+    scored[index].0
+}
+
+/// Rewards a quiet move that caused a cutoff and penalises the quiet moves tried before it.
+pub(super) fn reward_quiet(
+    ctx: &mut SearchContext,
+    pos: &Antichess,
+    m: Move,
+    tried: &[Move],
+    depth: i32,
+    ply: usize,
+) {
+    if ctx.killers[ply][0] != Some(m) {
+        ctx.killers[ply][1] = ctx.killers[ply][0];
+        ctx.killers[ply][0] = Some(m);
+    }
+    let side = SearchContext::side_index(pos.turn());
+    let bonus = (depth * depth).min(400);
+    let mut adjust = |mv: Move, delta: Score| {
+        let from = mv.from().map_or(0, |s| s as usize);
+        let entry = &mut ctx.history[side][from][mv.to() as usize];
+        // Gravity: large entries move less, so scores stay within ±HISTORY_MAX.
+        *entry += delta - *entry * delta.abs() / HISTORY_MAX;
+    };
+    adjust(m, bonus);
+    for &other in tried {
+        if other != m && !other.is_capture() {
+            adjust(other, -bonus);
+        }
+    }
+}

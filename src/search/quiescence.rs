@@ -1,0 +1,91 @@
+//! Quiescence search: follow compulsory capture chains to their end.
+//!
+//! In antichess a side that can capture must capture, so there is no standing pat while a capture
+//! exists: every capture is searched (that is the whole move list). Only a quiet position (no
+//! capture for the side to move) is scored statically.
+//!
+//! Capture chains branch: in the opening both sides often have several captures every ply, and
+//! following all of them to the end explodes. A forced capture (the only legal move) costs
+//! nothing to follow, but each node with a choice of captures uses up one unit of a small budget;
+//! when it is spent, the position is scored statically. A plain ply cap guards the rest.
+
+use shakmaty::{variant::Antichess, MoveList, Position};
+
+use super::{
+    context::SearchContext,
+    eval::evaluate,
+    ordering::{pick, score_moves},
+    Score, INFINITY, MAX_PLY,
+};
+use crate::rules::hash;
+
+/// Nodes with a choice of captures followed at most below the main search.
+const MAX_CHOICES: usize = 4;
+/// Capture plies followed at most below the main search.
+pub(super) const MAX_CAPTURE_PLIES: usize = 32;
+
+impl SearchContext<'_> {
+    /// Quiescence for a node whose moves are not generated yet.
+    pub(super) fn quiescence(
+        &mut self,
+        pos: &Antichess,
+        alpha: Score,
+        beta: Score,
+        ply: usize,
+        choices: usize,
+    ) -> Score {
+        self.pv[ply].clear();
+        if self.tick() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let moves = pos.legal_moves();
+        if let Some(score) = self.terminal_score(pos, &moves, ply) {
+            return score;
+        }
+        self.quiescence_moves(pos, &moves, alpha, beta, ply, choices)
+    }
+
+    /// Quiescence for a node whose moves and terminal state are known.
+    pub(super) fn quiescence_moves(
+        &mut self,
+        pos: &Antichess,
+        moves: &MoveList,
+        mut alpha: Score,
+        beta: Score,
+        ply: usize,
+        choices: usize,
+    ) -> Score {
+        self.pv[ply].clear();
+        let capturing = moves.first().is_some_and(|m| m.is_capture());
+        let choices = choices + usize::from(moves.len() > 1);
+        if !capturing || choices > MAX_CHOICES || ply >= MAX_PLY.min(self.root_ply_cap()) {
+            return evaluate(pos);
+        }
+        let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
+        let mut scored = score_moves(self, pos, moves, None, ply);
+        let mut best = -INFINITY;
+        for index in 0..scored.len() {
+            let m = pick(&mut scored, index);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            self.keys.push(hash::key_after(pos, key, m, &child));
+            let score = -self.quiescence(&child, -beta, -alpha, ply + 1, choices);
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score > best {
+                best = score;
+                if score > alpha {
+                    alpha = score;
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,117 @@
+//! Time management: how long to think about one move.
+//!
+//! From the clock we derive two limits. The soft limit is checked between iterations: a new
+//! iteration is started only while the soft limit has not been reached, since it would probably not
+//! finish. The hard limit is checked inside the search every few thousand nodes and aborts it.
+//! Both leave `Move Overhead` unused for the GUI and the pipe. A fixed `movetime` uses the same
+//! limit for both. Without a clock or movetime there is no time limit.
+
+use std::time::Duration;
+
+use super::SearchLimits;
+
+/// Moves left in the game when the GUI does not say (antichess games are short).
+const DEFAULT_MOVES_TO_GO: u32 = 25;
+/// Never plan on less than this for a move.
+const MIN_THINK: Duration = Duration::from_millis(1);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    pub soft: Duration,
+    pub hard: Duration,
+}
+
+/// The time budget for a search, or `None` when time does not bound it.
+pub fn budget(limits: &SearchLimits, overhead: Duration) -> Option<TimeBudget> {
+    if let Some(movetime) = limits.movetime {
+        let t = movetime.saturating_sub(overhead).max(MIN_THINK);
+        return Some(TimeBudget { soft: t, hard: t });
+    }
+    let clock = limits.clock?;
+    let available = clock.time.saturating_sub(overhead);
+    let moves_to_go = clock
+        .moves_to_go
+        .unwrap_or(DEFAULT_MOVES_TO_GO)
+        .clamp(1, DEFAULT_MOVES_TO_GO);
+    // Spend an even share of the remaining time plus most of the increment...
+    let share = available / moves_to_go + clock.increment * 3 / 4;
+    // ...but never more than a fraction of what is left (the last moves before a time control
+    // included), so that one long think cannot flag.
+    let cap = if moves_to_go == 1 {
+        available * 3 / 4
+    } else {
+        available / 3
+    };
+    let soft = share.min(cap).max(MIN_THINK);
+    let hard = (soft * 3).min(cap).max(soft);
+    Some(TimeBudget { soft, hard })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::Clock;
+
+    fn clock(ms: u64, inc: u64, mtg: Option<u32>) -> SearchLimits {
+        SearchLimits {
+            clock: Some(Clock {
+                time: Duration::from_millis(ms),
+                increment: Duration::from_millis(inc),
+                moves_to_go: mtg,
+            }),
+            ..SearchLimits::default()
+        }
+    }
+
+    const OVERHEAD: Duration = Duration::from_millis(30);
+
+    #[test]
+    fn no_clock_no_budget() {
+        assert_eq!(budget(&SearchLimits::default(), OVERHEAD), None);
+    }
+
+    #[test]
+    fn movetime_is_both_limits_minus_overhead() {
+        let limits = SearchLimits {
+            movetime: Some(Duration::from_millis(1000)),
+            ..SearchLimits::default()
+        };
+        let b = budget(&limits, OVERHEAD).expect("budget");
+        assert_eq!(b.soft, Duration::from_millis(970));
+        assert_eq!(b.hard, b.soft);
+    }
+
+    #[test]
+    fn sudden_death_spends_a_share() {
+        let b = budget(&clock(60_000, 0, None), OVERHEAD).expect("budget");
+        let available = Duration::from_millis(59_970);
+        assert_eq!(b.soft, available / 25);
+        assert!(b.hard >= b.soft && b.hard <= available / 3);
+    }
+
+    #[test]
+    fn increment_adds_time() {
+        let without = budget(&clock(10_000, 0, None), OVERHEAD).expect("budget");
+        let with = budget(&clock(10_000, 1000, None), OVERHEAD).expect("budget");
+        assert!(with.soft > without.soft);
+    }
+
+    #[test]
+    fn moves_to_go_one_can_use_most_of_the_time() {
+        let b = budget(&clock(3000, 0, Some(1)), OVERHEAD).expect("budget");
+        assert!(b.hard <= Duration::from_millis(2970) * 3 / 4);
+        assert!(b.soft >= Duration::from_millis(2000));
+    }
+
+    #[test]
+    fn never_exceeds_the_clock_when_nearly_flagging() {
+        for ms in [0, 1, 10, 29, 30, 31, 50, 100, 500] {
+            let b = budget(&clock(ms, 10, None), OVERHEAD).expect("budget");
+            let left = Duration::from_millis(ms);
+            // The hard limit stays within the clock minus overhead (or the minimum think time).
+            assert!(
+                b.hard <= left.saturating_sub(OVERHEAD).max(MIN_THINK) + Duration::from_millis(10)
+            );
+        }
+    }
+}

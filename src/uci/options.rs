@@ -1,0 +1,265 @@
+//! The UCI options: their declarations for `uci` and how `setoption` changes them.
+//!
+//! Names are matched case-insensitively (the specification says so); values out of range or of
+//! the wrong kind are refused with a reason and the option keeps its value.
+
+use thiserror::Error;
+
+use crate::rules::{StalemateRule, Variant};
+
+pub const HASH_DEFAULT: usize = 16;
+pub const HASH_MAX: usize = 65_536;
+pub const THREADS_MAX: usize = 256;
+pub const MULTIPV_MAX: usize = 256;
+pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
+pub const MOVE_OVERHEAD_MAX: u64 = 5_000;
+/// The value of the `Stalemate` option that follows the variant's own convention.
+pub const STALEMATE_FROM_VARIANT: &str = "variant";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineOptions {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead_ms: u64,
+    pub variant: Variant,
+    /// `None`: the variant's convention.
+    pub stalemate: Option<StalemateRule>,
+    pub analyse_mode: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mb: HASH_DEFAULT,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead_ms: MOVE_OVERHEAD_DEFAULT,
+            variant: Variant::Antichess,
+            stalemate: None,
+            analyse_mode: false,
+        }
+    }
+}
+
+/// What the session must do after an option changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionEffect {
+    Nothing,
+    ResizeHash(usize),
+    ClearHash,
+    RulesChanged,
+}
+
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum OptionError {
+    #[error("unknown option '{0}'")]
+    Unknown(String),
+    #[error("option '{name}' needs a value")]
+    MissingValue { name: String },
+    #[error("bad value '{value}' for option '{name}': {reason}")]
+    BadValue {
+        name: String,
+        value: String,
+        reason: String,
+    },
+}
+
+impl EngineOptions {
+    /// The stalemate convention in force.
+    pub fn rule(&self) -> StalemateRule {
+        self.stalemate.unwrap_or(self.variant.stalemate_rule())
+    }
+
+    /// The `option ...` lines answered to `uci`.
+    pub fn declarations() -> Vec<String> {
+        let variants: String = Variant::ALL
+            .iter()
+            .map(|v| format!(" var {}", v.name()))
+            .collect();
+        let rules: String = StalemateRule::ALL
+            .iter()
+            .map(|r| format!(" var {}", r.name()))
+            .collect();
+        vec![
+            format!("option name Hash type spin default {HASH_DEFAULT} min 1 max {HASH_MAX}"),
+            format!("option name Threads type spin default 1 min 1 max {THREADS_MAX}"),
+            format!("option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}"),
+            "option name Ponder type check default false".to_string(),
+            format!(
+                "option name Move Overhead type spin default {MOVE_OVERHEAD_DEFAULT} min 0 max {MOVE_OVERHEAD_MAX}"
+            ),
+            "option name Clear Hash type button".to_string(),
+            format!(
+                "option name UCI_Variant type combo default {}{variants}",
+                Variant::Antichess.name()
+            ),
+            format!(
+                "option name Stalemate type combo default {STALEMATE_FROM_VARIANT} var {STALEMATE_FROM_VARIANT}{rules}"
+            ),
+            "option name UCI_AnalyseMode type check default false".to_string(),
+        ]
+    }
+
+    /// Applies `setoption name NAME value VALUE`.
+    pub fn set(&mut self, name: &str, value: Option<&str>) -> Result<OptionEffect, OptionError> {
+        let key = name.trim().to_ascii_lowercase();
+        let value_of = || {
+            value
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .ok_or_else(|| OptionError::MissingValue {
+                    name: name.to_string(),
+                })
+        };
+        let bad = |value: &str, reason: &str| OptionError::BadValue {
+            name: name.to_string(),
+            value: value.to_string(),
+            reason: reason.to_string(),
+        };
+        match key.as_str() {
+            "hash" => {
+                let v = value_of()?;
+                let mb = parse_in_range(v, 1, HASH_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                self.hash_mb = mb;
+                Ok(OptionEffect::ResizeHash(mb))
+            }
+            "threads" => {
+                let v = value_of()?;
+                self.threads =
+                    parse_in_range(v, 1, THREADS_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                Ok(OptionEffect::Nothing)
+            }
+            "multipv" => {
+                let v = value_of()?;
+                self.multipv =
+                    parse_in_range(v, 1, MULTIPV_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                Ok(OptionEffect::Nothing)
+            }
+            "move overhead" => {
+                let v = value_of()?;
+                self.move_overhead_ms =
+                    parse_in_range(v, 0, MOVE_OVERHEAD_MAX).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "ponder" => {
+                let v = value_of()?;
+                self.ponder = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "uci_analysemode" => {
+                let v = value_of()?;
+                self.analyse_mode = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "clear hash" => Ok(OptionEffect::ClearHash),
+            "uci_variant" => {
+                let v = value_of()?;
+                self.variant =
+                    v.parse()
+                        .map_err(|e: crate::rules::convention::ParseVariantError| {
+                            bad(v, &e.to_string())
+                        })?;
+                Ok(OptionEffect::RulesChanged)
+            }
+            "stalemate" => {
+                let v = value_of()?;
+                self.stalemate = if v.eq_ignore_ascii_case(STALEMATE_FROM_VARIANT) {
+                    None
+                } else {
+                    Some(v.parse().map_err(
+                        |e: crate::rules::convention::ParseStalemateRuleError| {
+                            bad(v, &e.to_string())
+                        },
+                    )?)
+                };
+                Ok(OptionEffect::RulesChanged)
+            }
+            _ => Err(OptionError::Unknown(name.to_string())),
+        }
+    }
+}
+
+fn parse_in_range(value: &str, min: u64, max: u64) -> Result<u64, String> {
+    let n: u64 = value
+        .parse()
+        .map_err(|_| "not a whole number".to_string())?;
+    if (min..=max).contains(&n) {
+        Ok(n)
+    } else {
+        Err(format!("must be between {min} and {max}"))
+    }
+}
+
+fn parse_check(value: &str) -> Result<bool, String> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err("expected true or false".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_in_range_are_taken_others_refused() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.set("Hash", Some("64")), Ok(OptionEffect::ResizeHash(64)));
+        assert_eq!(o.hash_mb, 64);
+        assert!(o.set("Hash", Some("0")).is_err());
+        assert!(o.set("Hash", Some("65537")).is_err());
+        assert!(o.set("Hash", Some("lots")).is_err());
+        assert!(o.set("Hash", None).is_err());
+        assert_eq!(o.hash_mb, 64);
+        assert!(o.set("move overhead", Some("100")).is_ok());
+        assert_eq!(o.move_overhead_ms, 100);
+        assert!(o.set("Ponder", Some("maybe")).is_err());
+        assert!(o.set("Ponder", Some("TRUE")).is_ok());
+        assert!(o.ponder);
+        assert_eq!(o.set("Clear Hash", None), Ok(OptionEffect::ClearHash));
+        assert!(matches!(
+            o.set("Colour", Some("1")),
+            Err(OptionError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn variant_and_stalemate_choose_the_rule() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.rule(), StalemateRule::StalematedSideWins);
+        o.set("UCI_Variant", Some("suicide")).expect("valid");
+        assert_eq!(o.rule(), StalemateRule::FewerPiecesWins);
+        o.set("Stalemate", Some("draw")).expect("valid");
+        assert_eq!(o.rule(), StalemateRule::Draw);
+        o.set("Stalemate", Some("variant")).expect("valid");
+        assert_eq!(o.rule(), StalemateRule::FewerPiecesWins);
+        assert!(o.set("UCI_Variant", Some("chess")).is_err());
+        assert_eq!(o.variant, Variant::Suicide);
+    }
+
+    #[test]
+    fn declarations_name_every_option() {
+        let lines = EngineOptions::declarations().join("\n");
+        for name in [
+            "Hash",
+            "Threads",
+            "MultiPV",
+            "Ponder",
+            "Move Overhead",
+            "Clear Hash",
+            "UCI_Variant",
+            "Stalemate",
+            "UCI_AnalyseMode",
+        ] {
+            assert!(
+                lines.contains(&format!("option name {name} type")),
+                "{name}"
+            );
+        }
+        assert!(lines.contains("type combo default antichess var antichess var suicide"));
+    }
+}

@@ -1,0 +1,289 @@
+//! The UCI session: one reader of input lines, the game state, the options, the engine.
+//!
+//! Input arrives on a channel fed by a reader thread, so the loop can wait for a line and for the
+//! end of a search at the same time. While a search runs, `isready`, `stop`, `ponderhit`, `uci`
+//! and `quit` are handled at once; every other command waits in a queue until the search has
+//! reported its `bestmove` (no unrelated line ever stops a search). Bad input of any kind gets an
+//! `info string error: ...` and leaves the previous state as it was.
+
+use std::{collections::VecDeque, io::Write, sync::Arc, time::Duration};
+
+use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use shakmaty::{Color, Position};
+
+use super::{
+    options::{EngineOptions, OptionEffect},
+    parser::{parse, Go, GoParams, ParseError, StartPosition, UciCommand},
+    responses::{Output, UciReporter},
+};
+use crate::{
+    engine::{Engine, SearchRequest},
+    rules::{movegen, notation, Game},
+    search::{Clock, SearchLimits},
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Quit,
+}
+
+pub struct Session<W: Write + Send + 'static> {
+    out: Arc<Output<W>>,
+    options: EngineOptions,
+    game: Game,
+    engine: Engine,
+    pending: VecDeque<UciCommand>,
+    done_tx: Sender<()>,
+    done_rx: Receiver<()>,
+}
+
+impl<W: Write + Send + 'static> Session<W> {
+    pub fn new(writer: W) -> Session<W> {
+        let options = EngineOptions::default();
+        let (done_tx, done_rx) = unbounded();
+        Session {
+            out: Output::new(writer),
+            game: Game::new(options.rule()),
+            engine: Engine::new(options.hash_mb),
+            options,
+            pending: VecDeque::new(),
+            done_tx,
+            done_rx,
+        }
+    }
+
+    /// Runs until `quit` or the end of input (which counts as `quit`).
+    pub fn run(&mut self, lines: Receiver<String>) {
+        loop {
+            let flow = select! {
+                recv(lines) -> line => match line {
+                    Ok(line) => self.handle_line(&line),
+                    Err(_) => Flow::Quit,
+                },
+                recv(self.done_rx) -> _ => {
+                    self.engine.wait();
+                    self.drain_pending()
+                },
+            };
+            if flow == Flow::Quit {
+                self.engine.stop();
+                self.engine.wait();
+                return;
+            }
+        }
+    }
+
+    fn say(&self, text: &str) {
+        self.out.line(text);
+    }
+
+    fn error(&self, text: &str) {
+        log::warn!("{text}");
+        self.say(&format!("info string error: {text}"));
+    }
+
+    fn handle_line(&mut self, line: &str) -> Flow {
+        log::debug!("<< {line}");
+        let command = match parse(line) {
+            Ok(command) => command,
+            Err(ParseError::Empty) => return Flow::Continue,
+            Err(e) => {
+                self.error(&e.to_string());
+                return Flow::Continue;
+            }
+        };
+        match command {
+            UciCommand::IsReady => self.say("readyok"),
+            UciCommand::Uci => self.identify(),
+            UciCommand::Debug(_) | UciCommand::Register => {}
+            UciCommand::Stop => self.engine.stop(),
+            UciCommand::PonderHit => self.engine.ponderhit(),
+            UciCommand::Quit => return Flow::Quit,
+            other if self.engine.is_searching() => self.pending.push_back(other),
+            other => return self.execute(other),
+        }
+        Flow::Continue
+    }
+
+    fn drain_pending(&mut self) -> Flow {
+        while !self.engine.is_searching() {
+            let Some(command) = self.pending.pop_front() else {
+                break;
+            };
+            if self.execute(command) == Flow::Quit {
+                return Flow::Quit;
+            }
+        }
+        Flow::Continue
+    }
+
+    fn identify(&self) {
+        self.say(&format!("id name Syotti {}", env!("CARGO_PKG_VERSION")));
+        self.say("id author the Syotti developers");
+        for line in EngineOptions::declarations() {
+            self.say(&line);
+        }
+        self.say("uciok");
+    }
+
+    fn execute(&mut self, command: UciCommand) -> Flow {
+        match command {
+            UciCommand::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            UciCommand::UciNewGame => {
+                self.engine.clear();
+                self.game = Game::new(self.options.rule());
+            }
+            UciCommand::Position { start, moves } => self.set_position(&start, &moves),
+            UciCommand::Go(Go::Perft(depth)) => self.perft(depth),
+            UciCommand::Go(Go::Search(params)) => self.go(&params),
+            UciCommand::Quit => return Flow::Quit,
+            UciCommand::IsReady
+            | UciCommand::Uci
+            | UciCommand::Debug(_)
+            | UciCommand::Register
+            | UciCommand::Stop
+            | UciCommand::PonderHit => {}
+        }
+        Flow::Continue
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        match self.options.set(name, value) {
+            Ok(OptionEffect::Nothing) => {}
+            Ok(OptionEffect::ResizeHash(mb)) => self.engine.resize(mb),
+            Ok(OptionEffect::ClearHash) => self.engine.clear(),
+            Ok(OptionEffect::RulesChanged) => self.game.set_rule(self.options.rule()),
+            Err(e) => self.error(&e.to_string()),
+        }
+    }
+
+    fn set_position(&mut self, start: &StartPosition, moves: &[String]) {
+        let rule = self.options.rule();
+        let mut game = match start {
+            StartPosition::StartPos => Game::new(rule),
+            StartPosition::Fen(fen) => match Game::from_fen(fen, rule) {
+                Ok(game) => game,
+                Err(e) => {
+                    self.error(&format!("{e}; position unchanged"));
+                    return;
+                }
+            },
+        };
+        for (index, text) in moves.iter().enumerate() {
+            // Legal moves are accepted even after a draw by history: a GUI may play on.
+            match notation::parse_uci_move(game.position(), text) {
+                Ok(m) => game.push(m),
+                Err(e) => {
+                    self.error(&format!(
+                        "move {} of the list: {e}; position unchanged",
+                        index + 1
+                    ));
+                    return;
+                }
+            }
+        }
+        self.game = game;
+    }
+
+    fn perft(&mut self, depth: u32) {
+        let pos = self.game.position();
+        let mut divided = movegen::perft_divide(pos, depth);
+        divided.sort_by_key(|(m, _)| notation::uci(*m));
+        for (m, count) in &divided {
+            self.say(&format!("{}: {count}", notation::uci(*m)));
+        }
+        let total: u64 = if depth == 0 {
+            1
+        } else {
+            divided.iter().map(|(_, n)| n).sum()
+        };
+        self.say("");
+        self.say(&format!("Nodes searched: {total}"));
+    }
+
+    fn limits(&self, go: &GoParams) -> SearchLimits {
+        let pos = self.game.position();
+        let (time, inc) = match pos.turn() {
+            Color::White => (go.wtime, go.winc),
+            Color::Black => (go.btime, go.binc),
+        };
+        let clock = time.map(|ms| Clock {
+            time: Duration::from_millis(ms),
+            increment: Duration::from_millis(inc.unwrap_or(0)),
+            moves_to_go: go.movestogo,
+        });
+        let mut searchmoves = Vec::new();
+        for text in &go.searchmoves {
+            match notation::parse_uci_move(pos, text) {
+                Ok(m) => searchmoves.push(m),
+                Err(e) => self.error(&format!("searchmoves: {e}; ignored")),
+            }
+        }
+        SearchLimits {
+            depth: go.depth,
+            nodes: go.nodes,
+            movetime: go.movetime.map(Duration::from_millis),
+            mate: go.mate,
+            clock,
+            infinite: go.infinite,
+            ponder: go.ponder,
+            searchmoves,
+        }
+    }
+
+    fn go(&mut self, go: &GoParams) {
+        let request = SearchRequest {
+            position: self.game.position().clone(),
+            history: self.game.keys().to_vec(),
+            rule: self.game.rule(),
+            limits: self.limits(go),
+            multipv: self.options.multipv,
+            threads: self.options.threads,
+            move_overhead: Duration::from_millis(self.options.move_overhead_ms),
+        };
+        let reporter = Arc::new(UciReporter {
+            out: Arc::clone(&self.out),
+        });
+        self.engine.start(request, reporter, self.done_tx.clone());
+    }
+}
+
+/// Runs a session on stdin/stdout; returns the exit status.
+pub fn run_stdio() -> u8 {
+    let (tx, rx) = unbounded();
+    let spawned = std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match stdin.read_line(&mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if tx
+                            .send(line.trim_end_matches(['\n', '\r']).to_string())
+                            .is_err()
+                        {
+                            break;
+                        }
+                    }
+                    // Not UTF-8 or an I/O error: tell the session, which reports it, and go on.
+                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                        if tx.send(String::from("\u{fffd}")).is_err() {
+                            break;
+                        }
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        eprintln!("error: cannot start the input reader: {e}");
+        return 1;
+    }
+    let mut session = Session::new(std::io::stdout());
+    session.run(rx);
+    0
+}

@@ -1,0 +1,341 @@
+//! End-to-end: drives the real `syotti` binary through scripted UCI sessions.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Child, ChildStdin, Command, Stdio},
+    sync::mpsc::{channel, Receiver, RecvTimeoutError},
+    thread,
+    time::{Duration, Instant},
+};
+
+use syotti::rules::{Game, StalemateRule};
+
+/// Generous bound for answers that should come at once; never a performance claim.
+const PATIENCE: Duration = Duration::from_secs(20);
+
+struct Engine {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the binary starts");
+        let stdin = child.stdin.take().expect("stdin piped");
+        let stdout = child.stdout.take().expect("stdout piped");
+        let (tx, lines) = channel();
+        thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Engine {
+            child,
+            stdin: Some(stdin),
+            lines,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("input still open");
+        writeln!(stdin, "{text}").expect("engine reads input");
+        stdin.flush().expect("flush");
+    }
+
+    /// Closes the engine's standard input (end of input).
+    fn close_input(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Lines up to and including the first one starting with `prefix`.
+    fn until(&self, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + PATIENCE;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    let done = line.starts_with(prefix);
+                    seen.push(line);
+                    if done {
+                        return seen;
+                    }
+                }
+                Err(e) => panic!("no '{prefix}' ({e:?}); got {seen:?}"),
+            }
+        }
+    }
+
+    /// Lines that arrive within `wait`, expecting none to start with `prefix`.
+    fn quiet_for(&self, wait: Duration, prefix: &str) -> Vec<String> {
+        let deadline = Instant::now() + wait;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    assert!(!line.starts_with(prefix), "unexpected '{line}'");
+                    seen.push(line);
+                }
+                Err(RecvTimeoutError::Timeout) => return seen,
+                Err(RecvTimeoutError::Disconnected) => panic!("engine went away"),
+            }
+        }
+    }
+
+    fn ready(&mut self) {
+        self.send("isready");
+        self.until("readyok");
+    }
+
+    fn bestmove(&self) -> String {
+        let lines = self.until("bestmove");
+        let last = lines.last().expect("a line");
+        last.split_whitespace()
+            .nth(1)
+            .expect("bestmove has a move")
+            .to_string()
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn handshake_lists_options() {
+    let mut e = Engine::start();
+    e.send("uci");
+    let lines = e.until("uciok");
+    assert!(lines.iter().any(|l| l.starts_with("id name Syotti")));
+    assert!(lines.iter().any(|l| l.starts_with("id author")));
+    assert!(lines.contains(
+        &"option name UCI_Variant type combo default antichess var antichess var suicide"
+            .to_string()
+    ));
+    for name in [
+        "Hash",
+        "Threads",
+        "MultiPV",
+        "Ponder",
+        "Move Overhead",
+        "Clear Hash",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("option name {name} type"))),
+            "{name}"
+        );
+    }
+    e.ready();
+}
+
+#[test]
+fn isready_and_stop_during_infinite_search() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.quiet_for(Duration::from_millis(200), "bestmove");
+    let asked = Instant::now();
+    e.send("isready");
+    let lines = e.until("readyok");
+    assert!(lines.iter().all(|l| !l.starts_with("bestmove")));
+    eprintln!("readyok mid-search after {:?}", asked.elapsed());
+    let stopped = Instant::now();
+    e.send("stop");
+    let best = e.bestmove();
+    eprintln!("bestmove after stop in {:?}", stopped.elapsed());
+    let mut game = Game::default();
+    game.play_text(&best).expect("bestmove is legal");
+}
+
+#[test]
+fn infinite_search_waits_for_stop_even_when_done() {
+    let mut e = Engine::start();
+    // A win in one: the search is over at once, but `go infinite` must wait for `stop`.
+    e.send("position fen 7r/8/8/8/8/8/8/R7 w - - 0 1");
+    e.send("go infinite");
+    let lines = e.quiet_for(Duration::from_millis(500), "bestmove");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate 1")),
+        "{lines:?}"
+    );
+    e.send("stop");
+    let best = e.bestmove();
+    assert!(best == "a1a8" || best == "a1h1", "{best}");
+}
+
+#[test]
+fn ponder_waits_for_ponderhit() {
+    let mut e = Engine::start();
+    e.send("position fen 7r/8/8/8/8/8/8/R7 w - - 0 1");
+    e.send("go ponder wtime 1000 btime 1000");
+    e.quiet_for(Duration::from_millis(400), "bestmove");
+    e.send("ponderhit");
+    let best = e.bestmove();
+    assert!(best == "a1a8" || best == "a1h1", "{best}");
+}
+
+#[test]
+fn bad_input_is_answered_and_survived() {
+    let mut e = Engine::start();
+    e.send("position fen 8/8/p7/8/8/8/7P/8 w - - 0 1");
+    for bad in [
+        "xyzzy",
+        "position fen not/a/fen w - - 0 1",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "position startpos moves e2e4 e7e5 e4e5",
+        "position startpos moves e2e9",
+        "go depth banana",
+        "go sideways",
+        "setoption name Hash value 0",
+        "setoption name Hash value lots",
+        "setoption name NoSuchOption value 1",
+        "setoption name UCI_Variant value chess",
+        "\u{1b}[A\u{0}",
+    ] {
+        e.send(bad);
+        let lines = e.until("info string error");
+        assert!(
+            lines
+                .last()
+                .is_some_and(|l| l.len() > "info string error: ".len()),
+            "{bad}"
+        );
+    }
+    e.ready();
+    // The previous valid position (the Törngren study) is still set: only h3 and h4 exist.
+    e.send("go perft 1");
+    let lines = e.until("Nodes searched");
+    assert_eq!(lines.last().map(String::as_str), Some("Nodes searched: 2"));
+    assert!(lines.iter().any(|l| l == "h2h3: 1"));
+}
+
+#[test]
+fn forced_capture_is_played() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e3 b7b5");
+    e.send("go depth 6");
+    assert_eq!(e.bestmove(), "f1b5");
+    e.send("position startpos moves e2e4 d7d5");
+    e.send("go movetime 200");
+    assert_eq!(e.bestmove(), "e4d5");
+}
+
+#[test]
+fn go_perft_counts_from_the_antichess_start() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go perft 3");
+    let lines = e.until("Nodes searched");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("Nodes searched: 8067")
+    );
+    assert_eq!(lines.iter().filter(|l| l.contains(": ")).count(), 21);
+}
+
+#[test]
+fn no_legal_move_answers_none() {
+    let mut e = Engine::start();
+    e.send("position fen 8/8/8/p7/P7/8/8/8 w - - 0 1");
+    e.send("go depth 3");
+    assert_eq!(e.bestmove(), "(none)");
+}
+
+#[test]
+fn end_of_input_quits() {
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go infinite");
+    e.quiet_for(Duration::from_millis(100), "bestmove");
+    // Closing stdin is `quit`: the engine stops the search, answers, and exits.
+    e.close_input();
+    let best = e.bestmove();
+    assert_ne!(best, "(none)");
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        if let Some(status) = e.child.try_wait().expect("wait") {
+            assert!(status.success());
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "engine did not exit at end of input"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Plays a game engine against itself; every move must be legal by the rules and the game must
+/// end with a result the rules give.
+fn self_play(variant: &str, stalemate: &str, opening: &[&str], rule: StalemateRule) {
+    let mut e = Engine::start();
+    e.send(&format!("setoption name UCI_Variant value {variant}"));
+    e.send(&format!("setoption name Stalemate value {stalemate}"));
+    e.send("ucinewgame");
+    let mut game = Game::new(rule);
+    let mut moves: Vec<String> = Vec::new();
+    for m in opening {
+        game.play_text(m).expect("opening move legal");
+        moves.push(m.to_string());
+    }
+    while game.outcome().is_none() {
+        assert!(moves.len() < 1000, "game did not end");
+        e.send(&format!("position startpos moves {}", moves.join(" ")));
+        e.send("go depth 3");
+        let best = e.bestmove();
+        assert_ne!(best, "(none)", "engine found no move but the game goes on");
+        game.play_text(&best)
+            .unwrap_or_else(|err| panic!("illegal move {best} after {moves:?}: {err}"));
+        moves.push(best);
+    }
+    let outcome = game.outcome().expect("game over");
+    eprintln!(
+        "{variant}/{stalemate}: {outcome} after {} plies",
+        moves.len()
+    );
+    if game.legal_moves().is_empty() {
+        e.send(&format!("position startpos moves {}", moves.join(" ")));
+        e.send("go depth 1");
+        assert_eq!(e.bestmove(), "(none)");
+    }
+}
+
+#[test]
+fn self_play_antichess() {
+    self_play(
+        "antichess",
+        "variant",
+        &["e2e3"],
+        StalemateRule::StalematedSideWins,
+    );
+}
+
+#[test]
+fn self_play_suicide() {
+    self_play(
+        "suicide",
+        "variant",
+        &["g2g3"],
+        StalemateRule::FewerPiecesWins,
+    );
+}
+
+#[test]
+fn self_play_stalemate_draw() {
+    self_play("antichess", "draw", &["c2c4"], StalemateRule::Draw);
+}

@@ -10,6 +10,7 @@
 
 mod bench;
 mod perft;
+mod prove;
 
 use clap::{Parser, Subcommand};
 
@@ -60,6 +61,14 @@ pub enum Command {
     /// Search fixed positions to a fixed depth and print `N nodes M nps` (the build's fingerprint).
     #[command(after_help = "Example:\n  syotti bench\n  syotti bench 11")]
     Bench(bench::BenchArgs),
+    /// Prove a forced win (or loss) with proof-number search; optionally write the proof tree.
+    #[command(
+        after_help = "Examples:\n  syotti prove --fen '8/8/p7/8/8/8/7P/8 w - - 0 1'\n  syotti prove --moves e2e4 --out e4.proof\n  syotti prove --moves b1c3 --time 120 --memory 3500 --json"
+    )]
+    Prove(prove::ProveArgs),
+    /// Re-check a proof file from scratch with the rules alone.
+    #[command(after_help = "Example:\n  syotti verify e4.proof")]
+    Verify(prove::VerifyArgs),
 }
 
 /// Runs the command line; returns the process exit status.
@@ -68,5 +77,24 @@ pub fn run(cli: Cli) -> u8 {
         None => crate::uci::run_stdio(),
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Prove(args)) => prove::run_prove(&args),
+        Some(Command::Verify(args)) => prove::run_verify(&args),
     }
+}
+
+/// A JSON string literal.
+pub fn json_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

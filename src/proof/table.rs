@@ -1,0 +1,159 @@
+//! The prover's transposition table: proof and disproof numbers per position, bounded in memory.
+//!
+//! A fixed array of buckets (no allocation during the search, so the memory budget holds).
+//! Each entry keeps the position key, its (phi, delta) from the point of view of the side to move,
+//! and the work spent below it. Replacement keeps solved entries and those that cost the most to
+//! compute; an evicted entry is simply recomputed when needed again.
+
+use super::{Pn, PN_INFINITY};
+
+const BUCKET: usize = 4;
+const WORDS: usize = 3;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Entry {
+    pub key: u64,
+    pub phi: Pn,
+    pub delta: Pn,
+    /// Nodes searched below this entry (48 bits kept).
+    pub work: u64,
+    /// For a solved entry, the depth of its proof tree (plies to the farthest leaf).
+    pub depth: u16,
+}
+
+pub const ENTRY_BYTES: usize = WORDS * 8;
+
+/// Entries are stored as three words each (key, phi | delta << 32, work) in a `Vec<u64>`: a
+/// zeroed vector of integers comes from the allocator as zeroed pages, so a large table costs
+/// nothing until it is used.
+pub struct ProofTable {
+    words: Vec<u64>,
+    mask: usize,
+    stored: usize,
+}
+
+impl ProofTable {
+    /// A table of at most `megabytes` MiB.
+    pub fn new(megabytes: usize) -> ProofTable {
+        let bytes = megabytes.max(1).saturating_mul(1 << 20);
+        let buckets = (bytes / (ENTRY_BYTES * BUCKET)).max(1);
+        let buckets = if buckets.is_power_of_two() {
+            buckets
+        } else {
+            buckets.next_power_of_two() / 2
+        };
+        ProofTable {
+            words: vec![0; buckets * BUCKET * WORDS],
+            mask: buckets - 1,
+            stored: 0,
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.words.len() * 8
+    }
+
+    fn entry(&self, slot: usize) -> Entry {
+        let w = &self.words[slot * WORDS..slot * WORDS + WORDS];
+        Entry {
+            key: w[0],
+            phi: w[1] as Pn,
+            delta: (w[1] >> 32) as Pn,
+            work: w[2] >> 16,
+            depth: w[2] as u16,
+        }
+    }
+
+    fn set(&mut self, slot: usize, e: Entry) {
+        let w = &mut self.words[slot * WORDS..slot * WORDS + WORDS];
+        w[0] = e.key;
+        w[1] = u64::from(e.phi) | (u64::from(e.delta) << 32);
+        w[2] = (e.work.min((1 << 48) - 1) << 16) | u64::from(e.depth);
+    }
+
+    /// Entries in use.
+    pub fn len(&self) -> usize {
+        self.stored
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.stored == 0
+    }
+
+    fn bucket_range(&self, key: u64) -> std::ops::Range<usize> {
+        let start = ((key >> 7) as usize & self.mask) * BUCKET;
+        start..start + BUCKET
+    }
+
+    pub fn get(&self, key: u64) -> Option<Entry> {
+        // Key 0 marks an empty slot; a real key of 0 is simply never cached.
+        if key == 0 {
+            return None;
+        }
+        self.bucket_range(key)
+            .map(|slot| self.entry(slot))
+            .find(|e| e.key == key)
+    }
+
+    pub fn put(&mut self, key: u64, phi: Pn, delta: Pn, work: u64, depth: u16) {
+        if key == 0 {
+            return;
+        }
+        let range = self.bucket_range(key);
+        let bucket: Vec<Entry> = range.clone().map(|slot| self.entry(slot)).collect();
+        let index = match bucket.iter().position(|e| e.key == key) {
+            Some(i) => i,
+            None => match bucket.iter().position(|e| e.key == 0) {
+                Some(i) => {
+                    self.stored += 1;
+                    i
+                }
+                None => {
+                    // Evict the cheapest unsolved entry, else the cheapest.
+                    let solved = |e: &Entry| e.phi == 0 || e.delta == 0 || e.phi >= PN_INFINITY;
+                    bucket
+                        .iter()
+                        .enumerate()
+                        .min_by_key(|(_, e)| (solved(e), e.work))
+                        .map_or(0, |(i, _)| i)
+                }
+            },
+        };
+        self.set(
+            range.start + index,
+            Entry {
+                key,
+                phi,
+                delta,
+                work,
+                depth,
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_get_and_bounded_size() {
+        let mut t = ProofTable::new(1);
+        assert!(t.bytes() <= 1 << 20);
+        t.put(42 << 7, 3, 4, 10, 0);
+        assert_eq!(t.get(42 << 7).map(|e| (e.phi, e.delta)), Some((3, 4)));
+        t.put(42 << 7, 0, PN_INFINITY, 11, 7);
+        assert_eq!(t.get(42 << 7).map(|e| (e.work, e.depth)), Some((11, 7)));
+        assert_eq!(
+            t.get(42 << 7).map(|e| (e.phi, e.delta)),
+            Some((0, PN_INFINITY))
+        );
+        assert_eq!(t.len(), 1);
+        assert_eq!(t.get(7), None);
+        // Many keys in one bucket: the table never grows.
+        for i in 0..100u64 {
+            t.put((i << 40) | (1 << 7), 1, 1, i, 0);
+        }
+        assert!(t.len() <= 5);
+    }
+}

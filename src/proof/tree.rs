@@ -1,0 +1,199 @@
+//! Proof trees: extraction from a solved search, and the proof file format.
+//!
+//! Format (text, one record a line, `#` starts a comment):
+//!
+//! ```text
+//! syotti-proof 1
+//! stalemate stalemated-side-wins
+//! winner black
+//! root rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1
+//! rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - : b7b5
+//! rnbqkbnr/p1pppppp/8/1p6/4P3/8/PPPP1PPP/RNBQKBNR w - - : f1b5
+//! ...
+//! ```
+//!
+//! The header names the stalemate convention, the winner and the root position (full FEN, its
+//! halfmove clock matters for the fifty-move rule). Then every position of the tree appears once,
+//! as a FEN without move counters (en-passant square only when a capture there is possible), a
+//! colon, and the moves in UCI notation: where the winner is to move, the one move played; where
+//! the loser is to move, every legal reply. Positions that end the game (a win for the winner)
+//! are leaves and have no line. The tree is a DAG: a position reached twice is written once.
+
+use std::{collections::HashSet, fmt::Write as _};
+
+use shakmaty::{fen::Fen, variant::Antichess, Color, EnPassantMode, Move, Position};
+
+use super::dfpn::Dfpn;
+use crate::rules::{hash, movegen::count_legal_moves, to_fen, uci, StalemateRule};
+
+pub const FORMAT_HEADER: &str = "syotti-proof 1";
+
+/// A position's identity in a proof file: FEN without move counters.
+pub fn position_id(pos: &Antichess) -> String {
+    let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProofTree {
+    pub rule: StalemateRule,
+    pub winner: Color,
+    pub root: Antichess,
+    /// Positions in the order they were first reached, with their moves.
+    pub entries: Vec<(String, Vec<Move>)>,
+}
+
+impl ProofTree {
+    /// The winner's first move, when the winner is to move at the root.
+    pub fn root_move(&self) -> Option<Move> {
+        if self.root.turn() != self.winner {
+            return None;
+        }
+        let id = position_id(&self.root);
+        self.entries
+            .iter()
+            .find(|(pos, _)| *pos == id)
+            .and_then(|(_, moves)| moves.first().copied())
+    }
+
+    /// The main line: the winner's moves, and for the loser the reply with the longest subtree
+    /// is not known here, so the first listed reply.
+    pub fn main_line(&self, max_plies: usize) -> Vec<Move> {
+        let index: std::collections::HashMap<&str, &Vec<Move>> = self
+            .entries
+            .iter()
+            .map(|(id, moves)| (id.as_str(), moves))
+            .collect();
+        let mut pos = self.root.clone();
+        let mut line = Vec::new();
+        while line.len() < max_plies {
+            let Some(moves) = index.get(position_id(&pos).as_str()) else {
+                break;
+            };
+            let Some(&m) = moves.first() else { break };
+            line.push(m);
+            pos.play_unchecked(m);
+        }
+        line
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{FORMAT_HEADER}");
+        let _ = writeln!(out, "# {} positions", self.entries.len());
+        let _ = writeln!(out, "stalemate {}", self.rule.name());
+        let winner = if self.winner.is_white() {
+            "white"
+        } else {
+            "black"
+        };
+        let _ = writeln!(out, "winner {winner}");
+        let _ = writeln!(out, "root {}", to_fen(&self.root));
+        for (id, moves) in &self.entries {
+            let moves: Vec<String> = moves.iter().map(|&m| uci(m)).collect();
+            let _ = writeln!(out, "{id} : {}", moves.join(" "));
+        }
+        out
+    }
+}
+
+/// Extracts the proof tree of a solved search (attacker = winner), re-proving what the table
+/// forgot. `None` if no proof valid along its own paths can be put together within the budget.
+///
+/// The table's values were found on many different paths, so greedily following them can run
+/// into a repetition (a draw) on the path actually taken. Extraction therefore backtracks: at a
+/// winner's node it tries the proved moves cheapest first, undoing what a failed try wrote, and
+/// when none works here it proves the node again on this very path.
+pub(super) fn extract(search: &mut Dfpn, root: &Antichess, key: u64) -> Option<ProofTree> {
+    let mut tree = ProofTree {
+        rule: search.rule,
+        winner: search.attacker,
+        root: root.clone(),
+        entries: Vec::new(),
+    };
+    let mut extraction = Extraction {
+        seen: HashSet::new(),
+        seen_log: Vec::new(),
+        entries: Vec::new(),
+    };
+    if extraction.visit(search, root, key) {
+        tree.entries = extraction.entries;
+        Some(tree)
+    } else {
+        None
+    }
+}
+
+struct Extraction {
+    seen: HashSet<u64>,
+    /// Keys in the order they were added to `seen`, for undoing a failed try.
+    seen_log: Vec<u64>,
+    entries: Vec<(String, Vec<Move>)>,
+}
+
+impl Extraction {
+    fn undo_to(&mut self, seen_len: usize, entries_len: usize) {
+        for key in self.seen_log.drain(seen_len..) {
+            self.seen.remove(&key);
+        }
+        self.entries.truncate(entries_len);
+    }
+
+    fn visit(&mut self, search: &mut Dfpn, pos: &Antichess, key: u64) -> bool {
+        if search.aborted {
+            return false;
+        }
+        if let Some((phi, _)) = search.rules_values(pos, key, count_legal_moves(pos)) {
+            // A leaf: it must be the winner's.
+            return (phi == 0) == (pos.turn() == search.attacker);
+        }
+        if self.seen.contains(&key) {
+            return true;
+        }
+        self.seen.insert(key);
+        self.seen_log.push(key);
+        let (seen_len, entries_len) = (self.seen_log.len(), self.entries.len());
+        search.path.push(key);
+        let ok = if pos.turn() == search.attacker {
+            self.visit_winner(search, pos, key, seen_len, entries_len)
+        } else {
+            let moves = pos.legal_moves();
+            self.entries.push((position_id(pos), moves.to_vec()));
+            moves.iter().all(|&m| {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let child_key = hash::key_after(pos, key, m, &child);
+                self.visit(search, &child, child_key)
+            })
+        };
+        search.path.pop();
+        if !ok {
+            self.undo_to(seen_len - 1, entries_len);
+        }
+        ok
+    }
+
+    fn visit_winner(
+        &mut self,
+        search: &mut Dfpn,
+        pos: &Antichess,
+        key: u64,
+        seen_len: usize,
+        entries_len: usize,
+    ) -> bool {
+        for attempt in 0..2 {
+            for (m, child, child_key) in search.proved_children(pos, key) {
+                self.entries.push((position_id(pos), vec![m]));
+                if self.visit(search, &child, child_key) {
+                    return true;
+                }
+                self.undo_to(seen_len, entries_len);
+            }
+            if attempt == 0 && !search.reprove_on_path(pos, key) {
+                break;
+            }
+        }
+        log::debug!("proof extraction found no winning move at {}", to_fen(pos));
+        false
+    }
+}

@@ -194,3 +194,40 @@ fn history_repetitions_are_respected() {
     );
     assert!(matches!(again.outcome, ProofOutcome::Loss { .. }));
 }
+
+/// `tests/data/suicide-dtm.epd` (copied from the shared positions): 37 positions under FICS
+/// suicide rules with a best move and its distance (positive: win, negative: loss, 0: draw).
+#[test]
+fn suicide_dtm_positions() {
+    let text = include_str!("data/suicide-dtm.epd");
+    let (mut wins, mut losses, mut draws) = (0, 0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (fen, rest) = line.split_once(" bm ").expect("bm field");
+        let dtm: i32 = rest
+            .split("max_dtm ")
+            .nth(1)
+            .and_then(|s| {
+                s.trim_end_matches(';')
+                    .trim()
+                    .trim_end_matches(';')
+                    .parse()
+                    .ok()
+            })
+            .expect("max_dtm field");
+        let game = game_after(fen, "", StalemateRule::FewerPiecesWins);
+        match (dtm.signum(), prove_game(&game)) {
+            (1, ProofOutcome::Win { proof, best }) => {
+                verify(&proof.to_text()).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                assert!(game.legal_moves().contains(&best));
+                wins += 1;
+            }
+            (-1, ProofOutcome::Loss { proof }) => {
+                verify(&proof.to_text()).unwrap_or_else(|e| panic!("{fen}: {e}"));
+                losses += 1;
+            }
+            (0, ProofOutcome::Unknown) => draws += 1,
+            (sign, other) => panic!("{fen}: expected sign {sign}, got {other:?}"),
+        }
+    }
+    assert_eq!((wins, losses, draws), (34, 1, 2));
+}

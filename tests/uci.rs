@@ -339,3 +339,55 @@ fn self_play_suicide() {
 fn self_play_stalemate_draw() {
     self_play("antichess", "draw", &["c2c4"], StalemateRule::Draw);
 }
+
+#[test]
+fn proven_win_is_played_and_reported_as_mate() {
+    let mut e = Engine::start();
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 5000 btime 5000");
+    let lines = e.until("bestmove");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("info") && l.contains(" score mate ")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("bestmove b7b5 ponder f1b5")
+    );
+    // With the prover off, the same search runs alpha-beta only.
+    e.send("setoption name Proof value false");
+    e.send("go depth 3");
+    let lines = e.until("bestmove");
+    assert!(lines.iter().all(|l| !l.contains("proof")), "{lines:?}");
+}
+
+#[test]
+fn go_nodes_is_deterministic_after_ucinewgame() {
+    let mut e = Engine::start();
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        e.send("ucinewgame");
+        e.send("position startpos moves g2g3");
+        e.send("go nodes 20000");
+        let lines = e.until("bestmove");
+        let infos: Vec<String> = lines
+            .iter()
+            .filter(|l| l.starts_with("info depth"))
+            .map(|l| {
+                // Drop the timing fields, which vary.
+                l.split_whitespace()
+                    .collect::<Vec<_>>()
+                    .chunks(2)
+                    .filter(|kv| !matches!(kv[0], "nps" | "time" | "hashfull"))
+                    .map(|kv| kv.join(" "))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        runs.push((infos, lines.last().cloned()));
+    }
+    assert!(!runs[0].0.is_empty());
+    assert_eq!(runs[0], runs[1]);
+}

@@ -28,7 +28,7 @@ use crate::rules::{game, hash, movegen::count_legal_moves, outcome, StalemateRul
 /// Deepest path the prover follows; deeper counts as a draw (for the defender).
 pub const MAX_PROOF_PLIES: usize = 1000;
 const EPSILON_DIVISOR: Pn = 4;
-const CHECK_EVERY: u64 = 4096;
+const CHECK_EVERY: u64 = 1024;
 /// A value that rests on no position of the path.
 const INDEPENDENT: usize = usize::MAX;
 
@@ -145,7 +145,7 @@ impl<'a> Dfpn<'a> {
             outcome::position_outcome_with(pos, self.rule, moves > 0)
         {
             (o.winner == Some(self.attacker), INDEPENDENT)
-        } else if let Some(index) = self.path.iter().position(|&k| k == key) {
+        } else if let Some(index) = self.repetition_index(key, pos.halfmoves()) {
             // Any repetition on the path is a draw for the prover: stricter than threefold,
             // and never in the attacker's favour.
             (false, index)
@@ -160,6 +160,17 @@ impl<'a> Dfpn<'a> {
         } else {
             (PN_INFINITY, 0, depends_on)
         })
+    }
+
+    /// Where `key` occurs on the path, looking back only as far as the halfmove clock allows
+    /// (a capture or pawn move in between makes a repetition impossible).
+    fn repetition_index(&self, key: u64, halfmoves: u32) -> Option<usize> {
+        let window = (halfmoves as usize).min(self.path.len());
+        let start = self.path.len() - window;
+        self.path[start..]
+            .iter()
+            .rposition(|&k| k == key)
+            .map(|i| start + i)
     }
 
     fn expand(&self, pos: &Antichess, key: u64) -> Vec<Child> {
@@ -205,7 +216,7 @@ impl<'a> Dfpn<'a> {
                 self.aborted = true;
             }
             if let Some(progress) = self.progress.as_mut() {
-                if self.nodes.is_multiple_of(CHECK_EVERY * 256) {
+                if self.nodes.is_multiple_of(CHECK_EVERY * 1024) {
                     progress(self.root_values.0, self.root_values.1, self.nodes, elapsed);
                 }
             }
@@ -257,6 +268,9 @@ impl<'a> Dfpn<'a> {
                     delta_2 = c.delta;
                 }
                 delta = add(delta, c.phi);
+            }
+            if own_index == self.root_path_len {
+                self.root_values = (phi, delta);
             }
             if phi >= th_phi || delta >= th_delta || self.out_of_budget() {
                 let depends_on = children

@@ -77,6 +77,18 @@ impl ProofTree {
         line
     }
 
+    /// Plies from the root to the farthest leaf: the winner's moves as written, every reply of
+    /// the loser. The win comes in at most `(depth + 1) / 2` moves of the winner.
+    pub fn depth(&self) -> u32 {
+        let index: std::collections::HashMap<&str, &Vec<Move>> = self
+            .entries
+            .iter()
+            .map(|(id, moves)| (id.as_str(), moves))
+            .collect();
+        let mut memo = std::collections::HashMap::new();
+        depth_below(&self.root, &index, &mut memo, 0)
+    }
+
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{FORMAT_HEADER}");
@@ -95,6 +107,34 @@ impl ProofTree {
         }
         out
     }
+}
+
+fn depth_below(
+    pos: &Antichess,
+    index: &std::collections::HashMap<&str, &Vec<Move>>,
+    memo: &mut std::collections::HashMap<String, u32>,
+    guard: usize,
+) -> u32 {
+    let id = position_id(pos);
+    if let Some(&d) = memo.get(&id) {
+        return d;
+    }
+    let Some(moves) = index.get(id.as_str()) else {
+        return 0;
+    };
+    // An extracted proof has no cycles; the guard only protects against a hand-made file.
+    if guard > super::dfpn::MAX_PROOF_PLIES {
+        return 0;
+    }
+    let mut deepest = 0;
+    for &m in moves.iter() {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        deepest = deepest.max(depth_below(&child, index, memo, guard + 1));
+    }
+    let d = deepest + 1;
+    memo.insert(id, d);
+    d
 }
 
 /// Extracts the proof tree of a solved search (attacker = winner), re-proving what the table

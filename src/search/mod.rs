@@ -158,6 +158,11 @@ impl SearchControl {
         self.stop.store(true, Ordering::Release);
     }
 
+    /// The raw stop flag, for searches (like the prover) that poll it themselves.
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.stop
+    }
+
     pub fn is_stopped(&self) -> bool {
         self.stop.load(Ordering::Acquire)
     }

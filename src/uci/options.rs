@@ -27,6 +27,8 @@ pub struct EngineOptions {
     /// `None`: the variant's convention.
     pub stalemate: Option<StalemateRule>,
     pub analyse_mode: bool,
+    /// Run the root proof scan before alpha-beta.
+    pub proof: bool,
 }
 
 impl Default for EngineOptions {
@@ -40,6 +42,7 @@ impl Default for EngineOptions {
             variant: Variant::Antichess,
             stalemate: None,
             analyse_mode: false,
+            proof: true,
         }
     }
 }
@@ -100,6 +103,7 @@ impl EngineOptions {
                 "option name Stalemate type combo default {STALEMATE_FROM_VARIANT} var {STALEMATE_FROM_VARIANT}{rules}"
             ),
             "option name UCI_AnalyseMode type check default false".to_string(),
+            "option name Proof type check default true".to_string(),
         ]
     }
 
@@ -152,6 +156,11 @@ impl EngineOptions {
             "uci_analysemode" => {
                 let v = value_of()?;
                 self.analyse_mode = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "proof" => {
+                let v = value_of()?;
+                self.proof = parse_check(v).map_err(|r| bad(v, &r))?;
                 Ok(OptionEffect::Nothing)
             }
             "clear hash" => Ok(OptionEffect::ClearHash),

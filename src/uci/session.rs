@@ -241,6 +241,8 @@ impl<W: Write + Send + 'static> Session<W> {
             multipv: self.options.multipv,
             threads: self.options.threads,
             move_overhead: Duration::from_millis(self.options.move_overhead_ms),
+            prove: self.options.proof,
+            proof_memory_mb: self.options.hash_mb,
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

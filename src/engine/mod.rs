@@ -6,24 +6,32 @@
 //! search that finishes early (a proven result, the depth cap) waits for `stop` or `ponderhit`
 //! before it does.
 //!
+//! Unless turned off, a root proof scan (`proof_scan`) gets a third of the time first: a proven
+//! win is played at once, proven-losing root moves are not searched.
+//!
 //! `Threads` > 1 runs Lazy SMP: helper threads search the same root with their own move ordering
 //! state and share only the transposition table; the main thread alone reports and decides. Only a
 //! single-threaded search is deterministic.
 
+pub mod proof_scan;
+
 use std::{
     sync::Arc,
     thread::{self, JoinHandle},
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use crossbeam_channel::Sender;
 use shakmaty::{variant::Antichess, Position};
 
 use crate::{
-    rules::StalemateRule,
+    proof::ProofLimits,
+    rules::{hash, StalemateRule},
     search::{
-        self, tt::TranspositionTable, Reporter, SearchControl, SearchLimits, SearchParams,
-        SearchResult, SilentReporter,
+        self, time,
+        tt::{score_to_tt, TranspositionTable},
+        Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchParams, SearchResult,
+        SilentReporter, MATE, MAX_PLY,
     },
 };
 
@@ -38,6 +46,10 @@ pub struct SearchRequest {
     pub multipv: usize,
     pub threads: usize,
     pub move_overhead: Duration,
+    /// Run the root proof scan first.
+    pub prove: bool,
+    /// Memory for the proof table, MiB.
+    pub proof_memory_mb: usize,
 }
 
 struct Running {
@@ -124,9 +136,119 @@ impl Drop for Engine {
     }
 }
 
-/// Runs the main search, with Lazy SMP helpers when more than one thread is asked for.
+/// Nodes for the proof scan when only a depth bounds the search.
+const PROOF_NODES_FOR_DEPTH: u64 = 100_000;
+/// Time for the proof scan of an infinite or ponder search.
+const PROOF_TIME_UNBOUNDED: Duration = Duration::from_secs(2);
+
+/// The proof scan's share of the limits: a third of the time or nodes.
+fn proof_limits(request: &SearchRequest) -> ProofLimits {
+    let limits = &request.limits;
+    let (nodes, time) = if let Some(n) = limits.nodes {
+        (Some(n / 3), None)
+    } else if limits.infinite || limits.ponder {
+        (None, Some(PROOF_TIME_UNBOUNDED))
+    } else if let Some(b) = time::budget(limits, request.move_overhead) {
+        (None, Some(b.soft / 3))
+    } else {
+        (Some(PROOF_NODES_FOR_DEPTH), None)
+    };
+    ProofLimits {
+        nodes,
+        time,
+        memory_mb: request.proof_memory_mb,
+    }
+}
+
+/// The limits left to alpha-beta after the proof scan used `nodes` and `elapsed`.
+fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> SearchLimits {
+    let mut left = limits.clone();
+    left.nodes = limits.nodes.map(|n| n.saturating_sub(nodes).max(1));
+    left.movetime = limits.movetime.map(|t| t.saturating_sub(elapsed));
+    if let Some(clock) = &mut left.clock {
+        clock.time = clock.time.saturating_sub(elapsed);
+    }
+    left
+}
+
+/// Runs the proof scan, then (unless it proved a win) the alpha-beta search.
 pub fn run_search(
     request: &SearchRequest,
+    tt: &TranspositionTable,
+    control: &SearchControl,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let legal = request.position.legal_moves();
+    if !request.prove || legal.len() <= 1 {
+        return run_alpha_beta(request, &request.limits, tt, control, reporter);
+    }
+    let started = Instant::now();
+    let scan = proof_scan::scan(
+        &request.position,
+        request.rule,
+        &request.history,
+        &proof_limits(request),
+        control.stop_flag(),
+    );
+    if let Some(win) = scan.win {
+        let score = MATE - win.plies as i32;
+        let key = hash::key(&request.position);
+        tt.store(
+            key,
+            Some(win.best),
+            score_to_tt(score, 0),
+            0,
+            MAX_PLY as i32 - 1,
+            Bound::Exact,
+        );
+        let elapsed = started.elapsed();
+        reporter.message(&format!("proof: forced win, {} plies", win.plies));
+        reporter.info(&SearchInfo {
+            depth: win.plies,
+            seldepth: win.plies,
+            multipv: 1,
+            score,
+            bound: Bound::Exact,
+            nodes: scan.nodes,
+            nps: (scan.nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64,
+            hashfull: tt.hashfull(),
+            time: elapsed,
+            pv: win.line.clone(),
+        });
+        return SearchResult {
+            best: Some(win.best),
+            ponder: win.line.get(1).copied(),
+            score,
+            depth: win.plies,
+            nodes: scan.nodes,
+            pv: win.line,
+        };
+    }
+    let mut limits = remaining_limits(&request.limits, scan.nodes, started.elapsed());
+    if !scan.losing.is_empty() && scan.losing.len() < legal.len() {
+        reporter.message(&format!("proof: {} root moves lose", scan.losing.len()));
+        let allowed: Vec<_> = if limits.searchmoves.is_empty() {
+            legal.to_vec()
+        } else {
+            limits.searchmoves.clone()
+        };
+        let kept: Vec<_> = allowed
+            .into_iter()
+            .filter(|m| !scan.losing.contains(m))
+            .collect();
+        if !kept.is_empty() {
+            limits.searchmoves = kept;
+        }
+    }
+    let mut result = run_alpha_beta(request, &limits, tt, control, reporter);
+    result.nodes += scan.nodes;
+    result
+}
+
+/// The alpha-beta search, with Lazy SMP helpers when more than one thread is asked for.
+fn run_alpha_beta(
+    request: &SearchRequest,
+    limits: &SearchLimits,
     tt: &TranspositionTable,
     control: &SearchControl,
     reporter: &dyn Reporter,
@@ -151,7 +273,7 @@ pub fn run_search(
     }
     let helper_control = SearchControl::new(false);
     let helper_limits = SearchLimits {
-        searchmoves: request.limits.searchmoves.clone(),
+        searchmoves: limits.searchmoves.clone(),
         ..SearchLimits::default()
     };
     let helper_params = SearchParams {

@@ -1,0 +1,105 @@
+//! The root proof scan: before alpha-beta, spend part of the time proving.
+//!
+//! Like the classic antichess programs, the engine gives a share of its thinking time to
+//! proof-number search at the root. First the root itself is proved; if that is not decided, each
+//! root move is proved in turn with a smaller budget. A proven win is played at once (and reported
+//! as a mate score with its line); root moves proven to lose are left out of the alpha-beta
+//! search, unless every move loses. Proofs are verified before they are believed.
+
+use std::sync::atomic::AtomicBool;
+
+use shakmaty::{variant::Antichess, Move, Position};
+
+use crate::{
+    proof::{prove, verify::verify, ProofLimits, ProofOutcome},
+    rules::{hash, StalemateRule},
+};
+
+/// A win proved at the root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProvenWin {
+    pub best: Move,
+    /// Plies to the farthest end of the proof tree.
+    pub plies: u32,
+    pub line: Vec<Move>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScanResult {
+    pub win: Option<ProvenWin>,
+    /// Root moves proven to lose.
+    pub losing: Vec<Move>,
+    pub nodes: u64,
+}
+
+/// Proves what it can within `limits` (nodes and time are shared by all the proofs).
+pub fn scan(
+    pos: &Antichess,
+    rule: StalemateRule,
+    history: &[u64],
+    limits: &ProofLimits,
+    stop: &AtomicBool,
+) -> ScanResult {
+    let mut result = ScanResult::default();
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return result;
+    }
+    let half = ProofLimits {
+        nodes: limits.nodes.map(|n| n / 2),
+        time: limits.time.map(|t| t / 2),
+        ..limits.clone()
+    };
+    let report = prove(pos, rule, history, &half, Some(stop), None);
+    result.nodes += report.nodes;
+    match report.outcome {
+        ProofOutcome::Win { best, proof } if verify(&proof.to_text()).is_ok() => {
+            result.win = Some(ProvenWin {
+                best,
+                plies: proof.depth(),
+                line: proof.main_line(crate::search::MAX_PLY),
+            });
+            return result;
+        }
+        ProofOutcome::Loss { .. } => {
+            result.losing = moves.to_vec();
+            return result;
+        }
+        _ => {}
+    }
+    let per_move = ProofLimits {
+        nodes: limits.nodes.map(|n| n / 2 / moves.len() as u64),
+        time: limits.time.map(|t| t / 2 / moves.len() as u32),
+        ..limits.clone()
+    };
+    let root_key = hash::key(pos);
+    let mut path = history.to_vec();
+    if path.last() != Some(&root_key) {
+        path.push(root_key);
+    }
+    for &m in &moves {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let report = prove(&child, rule, &path, &per_move, Some(stop), None);
+        result.nodes += report.nodes;
+        match report.outcome {
+            // The opponent, to move after `m`, loses whatever it does: `m` wins.
+            ProofOutcome::Loss { proof } if verify(&proof.to_text()).is_ok() => {
+                let mut line = vec![m];
+                line.extend(proof.main_line(crate::search::MAX_PLY));
+                result.win = Some(ProvenWin {
+                    best: m,
+                    plies: proof.depth() + 1,
+                    line,
+                });
+                return result;
+            }
+            ProofOutcome::Win { .. } => result.losing.push(m),
+            _ => {}
+        }
+    }
+    result
+}

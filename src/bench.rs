@@ -66,6 +66,9 @@ pub fn run(depth: u32) -> Result<BenchResult, FenError> {
             multipv: 1,
             move_overhead: Duration::ZERO,
             helper: false,
+            tablebases: None,
+            probe_limit: 0,
+            rule50: true,
         };
         let control = SearchControl::default();
         nodes += search(&pos, &params, &limits, &tt, &control, &SilentReporter).nodes;

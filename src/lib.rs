@@ -9,4 +9,5 @@ pub mod engine;
 pub mod proof;
 pub mod rules;
 pub mod search;
+pub mod tablebase;
 pub mod uci;

@@ -39,6 +39,9 @@ fn run(
         multipv,
         move_overhead: std::time::Duration::ZERO,
         helper: false,
+        tablebases: None,
+        probe_limit: 0,
+        rule50: true,
     };
     let tt = TranspositionTable::new(8);
     let control = SearchControl::default();

@@ -391,3 +391,46 @@ fn go_nodes_is_deterministic_after_ucinewgame() {
     assert!(!runs[0].0.is_empty());
     assert_eq!(runs[0], runs[1]);
 }
+
+#[test]
+fn syzygy_path_opens_tables_and_search_reports_hits() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases");
+    let dir = std::env::var("SYOTTI_SYZYGY")
+        .map(std::path::PathBuf::from)
+        .unwrap_or(dir);
+    assert!(
+        dir.is_dir(),
+        "antichess tablebases not found at {}",
+        dir.display()
+    );
+    let mut e = Engine::start();
+    e.send("setoption name SyzygyPath value /no/such/folder");
+    let lines = e.until("info string error");
+    assert!(lines.last().is_some_and(|l| l.contains("no/such/folder")));
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        dir.display()
+    ));
+    let lines = e.until("info string found");
+    assert!(
+        lines.last().is_some_and(|l| l.contains("up to 4 pieces")),
+        "{lines:?}"
+    );
+    e.send("setoption name Proof value false");
+    // Five pieces: every capture leads into the tables.
+    e.send("position fen 8/8/8/3K4/8/2p5/8/1R3r2 w - - 0 1");
+    e.send("go depth 4");
+    let lines = e.until("bestmove");
+    let info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info depth"))
+        .expect("an info line");
+    let hits: u64 = info
+        .split_whitespace()
+        .skip_while(|w| *w != "tbhits")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("tbhits field");
+    assert!(hits > 0, "{info}");
+}

@@ -4,8 +4,9 @@ use std::{io::IsTerminal, path::PathBuf, time::Duration};
 
 use super::{json_string, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
-    proof::{self, verify, ProofLimits, ProofOutcome},
+    proof::{verify, ProofLimits, ProofOutcome},
     rules::{notation, to_fen, Position, START_FEN},
+    tablebase::Tablebases,
 };
 
 /// Stack for the prover's recursion (one frame per ply of the deepest line).
@@ -36,12 +37,39 @@ pub struct ProveArgs {
     /// Print the result as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Endgame tablebase folders (':'-separated): table positions are solved leaves.
+    #[arg(long)]
+    pub syzygy: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct VerifyArgs {
     /// The proof file to check.
     pub file: PathBuf,
+    /// Endgame tablebase folders, for proofs with tablebase leaves.
+    #[arg(long)]
+    pub syzygy: Option<String>,
+}
+
+/// Opens `--syzygy` tables, or says why not.
+pub fn open_tables(path: Option<&str>) -> Result<Option<Tablebases>, u8> {
+    match path {
+        None => Ok(None),
+        Some(path) => match Tablebases::open(path) {
+            Ok(tb) => {
+                eprintln!(
+                    "found {} tablebase files, up to {} pieces",
+                    tb.files(),
+                    tb.max_pieces()
+                );
+                Ok(Some(tb))
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                Err(EXIT_BAD_INPUT)
+            }
+        },
+    }
 }
 
 /// Peak resident memory of this process in MiB (Linux), if known.
@@ -84,6 +112,10 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
         memory_mb: args.memory.max(1),
     };
     let history = game.keys().to_vec();
+    let tables = match open_tables(args.syzygy.as_deref()) {
+        Ok(tables) => tables,
+        Err(code) => return code,
+    };
     let show_progress = std::io::stderr().is_terminal();
     let worker = std::thread::Builder::new()
         .stack_size(PROVER_STACK)
@@ -101,13 +133,21 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
                     );
                 }
             };
-            let report = proof::prove(&pos, rule, &history, &limits, None, Some(&mut progress));
+            let report = crate::proof::dfpn::prove_with_tables(
+                &pos,
+                rule,
+                &history,
+                &limits,
+                tables.as_ref().map(|tb| (tb, usize::MAX)),
+                None,
+                Some(&mut progress),
+            );
             if show_progress {
                 eprintln!();
             }
-            (pos, report)
+            (pos, report, tables)
         });
-    let (pos, report) = match worker.map(|h| h.join()) {
+    let (pos, report, tables) = match worker.map(|h| h.join()) {
         Ok(Ok(done)) => done,
         _ => {
             eprintln!("error: the prover failed");
@@ -128,7 +168,7 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
         }
     }
     // Never report a proof that does not check out.
-    let verified = proof_tree.map(|t| verify::verify(&t.to_text()));
+    let verified = proof_tree.map(|t| verify::verify_with_tables(&t.to_text(), tables.as_ref()));
     if let Some(Err(e)) = &verified {
         eprintln!("error: the proof found does not verify: {e}");
         return 1;
@@ -194,7 +234,11 @@ pub fn run_verify(args: &VerifyArgs) -> u8 {
             return EXIT_BAD_INPUT;
         }
     };
-    match verify::verify(&text) {
+    let tables = match open_tables(args.syzygy.as_deref()) {
+        Ok(tables) => tables,
+        Err(code) => return code,
+    };
+    match verify::verify_with_tables(&text, tables.as_ref()) {
         Ok(report) => {
             let winner = if report.winner.is_white() {
                 "White"

@@ -33,6 +33,7 @@ use crate::{
         Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchParams, SearchResult,
         SilentReporter, MATE, MAX_PLY,
     },
+    tablebase::Tablebases,
 };
 
 /// Everything a search needs, owned, so it can move to the search thread.
@@ -50,6 +51,9 @@ pub struct SearchRequest {
     pub prove: bool,
     /// Memory for the proof table, MiB.
     pub proof_memory_mb: usize,
+    pub tablebases: Option<Arc<Tablebases>>,
+    pub probe_limit: usize,
+    pub rule50: bool,
 }
 
 struct Running {
@@ -188,6 +192,10 @@ pub fn run_search(
         request.rule,
         &request.history,
         &proof_limits(request),
+        request
+            .tablebases
+            .as_deref()
+            .map(|tb| (tb, request.probe_limit)),
         control.stop_flag(),
     );
     if let Some(win) = scan.win {
@@ -214,6 +222,7 @@ pub fn run_search(
             hashfull: tt.hashfull(),
             time: elapsed,
             pv: win.line.clone(),
+            tbhits: 0,
         });
         return SearchResult {
             best: Some(win.best),
@@ -259,6 +268,9 @@ fn run_alpha_beta(
         multipv: request.multipv,
         move_overhead: request.move_overhead,
         helper: false,
+        tablebases: request.tablebases.as_deref(),
+        probe_limit: request.probe_limit,
+        rule50: request.rule50,
     };
     let helpers = request.threads.saturating_sub(1);
     if helpers == 0 || request.position.legal_moves().len() <= 1 {

@@ -11,8 +11,9 @@ use std::sync::atomic::AtomicBool;
 use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
-    proof::{prove, verify::verify, ProofLimits, ProofOutcome},
+    proof::{dfpn::prove_with_tables, verify::verify_with_tables, ProofLimits, ProofOutcome},
     rules::{hash, StalemateRule},
+    tablebase::Tablebases,
 };
 
 /// A win proved at the root.
@@ -38,6 +39,7 @@ pub fn scan(
     rule: StalemateRule,
     history: &[u64],
     limits: &ProofLimits,
+    tables: Option<(&Tablebases, usize)>,
     stop: &AtomicBool,
 ) -> ScanResult {
     let mut result = ScanResult::default();
@@ -50,10 +52,12 @@ pub fn scan(
         time: limits.time.map(|t| t / 2),
         ..limits.clone()
     };
-    let report = prove(pos, rule, history, &half, Some(stop), None);
+    let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None);
     result.nodes += report.nodes;
     match report.outcome {
-        ProofOutcome::Win { best, proof } if verify(&proof.to_text()).is_ok() => {
+        ProofOutcome::Win { best, proof }
+            if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
+        {
             result.win = Some(ProvenWin {
                 best,
                 plies: proof.depth(),
@@ -83,11 +87,13 @@ pub fn scan(
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
-        let report = prove(&child, rule, &path, &per_move, Some(stop), None);
+        let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None);
         result.nodes += report.nodes;
         match report.outcome {
             // The opponent, to move after `m`, loses whatever it does: `m` wins.
-            ProofOutcome::Loss { proof } if verify(&proof.to_text()).is_ok() => {
+            ProofOutcome::Loss { proof }
+                if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
+            {
                 let mut line = vec![m];
                 line.extend(proof.main_line(crate::search::MAX_PLY));
                 result.win = Some(ProvenWin {

@@ -21,9 +21,13 @@ use std::{
 };
 
 use shakmaty::{variant::Antichess, Color, Move, Position};
+use shakmaty_syzygy::Wdl;
 
 use super::{table::ProofTable, tree, Pn, ProofLimits, PN_INFINITY};
-use crate::rules::{game, hash, movegen::count_legal_moves, outcome, StalemateRule};
+use crate::{
+    rules::{game, hash, movegen::count_legal_moves, outcome, StalemateRule},
+    tablebase::Tablebases,
+};
 
 /// Deepest path the prover follows; deeper counts as a draw (for the defender).
 pub const MAX_PROOF_PLIES: usize = 1000;
@@ -83,6 +87,8 @@ pub(super) struct Dfpn<'a> {
     progress: Option<Progress<'a>>,
     root_values: (Pn, Pn),
     root_path_len: usize,
+    /// Endgame tables, and the largest piece count to probe.
+    pub tables: Option<(&'a Tablebases, usize)>,
 }
 
 /// The proof depth of a node solved with these children: the shallowest won child at a node the
@@ -128,6 +134,7 @@ impl<'a> Dfpn<'a> {
             progress: None,
             root_values: (1, 1),
             root_path_len: history.len(),
+            tables: None,
         }
     }
 
@@ -145,6 +152,15 @@ impl<'a> Dfpn<'a> {
             outcome::position_outcome_with(pos, self.rule, moves > 0)
         {
             (o.winner == Some(self.attacker), INDEPENDENT)
+        } else if let Some(wdl) = self.table_wdl(pos) {
+            // Only clean wins count: a cursed win is a draw under the fifty-move rule.
+            let mover_wins = wdl == Wdl::Win;
+            let mover_loses = wdl == Wdl::Loss;
+            let attacker_moves = pos.turn() == self.attacker;
+            (
+                (attacker_moves && mover_wins) || (!attacker_moves && mover_loses),
+                INDEPENDENT,
+            )
         } else if let Some(index) = self.repetition_index(key, pos.halfmoves()) {
             // Any repetition on the path is a draw for the prover: stricter than threefold,
             // and never in the attacker's favour.
@@ -160,6 +176,15 @@ impl<'a> Dfpn<'a> {
         } else {
             (PN_INFINITY, 0, depends_on)
         })
+    }
+
+    /// What the tables say of a position just reached by a capture or pawn move.
+    pub fn table_wdl(&self, pos: &Antichess) -> Option<Wdl> {
+        let (tables, limit) = self.tables?;
+        if pos.halfmoves() != 0 {
+            return None;
+        }
+        tables.wdl_after_zeroing(pos, self.rule, limit)
     }
 
     /// Where `key` occurs on the path, looking back only as far as the halfmove clock allows
@@ -368,6 +393,19 @@ pub fn prove<'a>(
     history: &[u64],
     limits: &ProofLimits,
     stop: Option<&'a AtomicBool>,
+    progress: Option<Progress<'a>>,
+) -> ProofReport {
+    prove_with_tables(pos, rule, history, limits, None, stop, progress)
+}
+
+/// `prove`, with endgame tables as solved leaves: `tables` and the largest piece count to probe.
+pub fn prove_with_tables<'a>(
+    pos: &Antichess,
+    rule: StalemateRule,
+    history: &[u64],
+    limits: &ProofLimits,
+    tables: Option<(&'a Tablebases, usize)>,
+    stop: Option<&'a AtomicBool>,
     mut progress: Option<Progress<'a>>,
 ) -> ProofReport {
     let start = Instant::now();
@@ -384,6 +422,7 @@ pub fn prove<'a>(
         let mut remaining = limits.clone();
         remaining.nodes = limits.nodes.map(|n| n.saturating_sub(nodes));
         let mut search = Dfpn::new(rule, attacker, history, remaining, start, stop);
+        search.tables = tables;
         search.progress = progress.take();
         let (phi, delta) = search.solve(pos, key);
         log::debug!(

@@ -17,7 +17,9 @@
 //! as a FEN without move counters (en-passant square only when a capture there is possible), a
 //! colon, and the moves in UCI notation: where the winner is to move, the one move played; where
 //! the loser is to move, every legal reply. Positions that end the game (a win for the winner)
-//! are leaves and have no line. The tree is a DAG: a position reached twice is written once.
+//! are leaves and have no line. A leaf decided by the endgame tables (reached by a capture or
+//! pawn move) has the word `tablebase` instead of moves; the verifier probes it again. The tree is
+//! a DAG: a position reached twice is written once.
 
 use std::{collections::HashSet, fmt::Write as _};
 
@@ -27,6 +29,8 @@ use super::dfpn::Dfpn;
 use crate::rules::{hash, movegen::count_legal_moves, to_fen, uci, StalemateRule};
 
 pub const FORMAT_HEADER: &str = "syotti-proof 1";
+/// Marks a leaf that the endgame tables decide (right after a capture or pawn move).
+pub const TABLEBASE_LEAF: &str = "tablebase";
 
 /// A position's identity in a proof file: FEN without move counters.
 pub fn position_id(pos: &Antichess) -> String {
@@ -102,8 +106,12 @@ impl ProofTree {
         let _ = writeln!(out, "winner {winner}");
         let _ = writeln!(out, "root {}", to_fen(&self.root));
         for (id, moves) in &self.entries {
-            let moves: Vec<String> = moves.iter().map(|&m| uci(m)).collect();
-            let _ = writeln!(out, "{id} : {}", moves.join(" "));
+            if moves.is_empty() {
+                let _ = writeln!(out, "{id} : {TABLEBASE_LEAF}");
+            } else {
+                let moves: Vec<String> = moves.iter().map(|&m| uci(m)).collect();
+                let _ = writeln!(out, "{id} : {}", moves.join(" "));
+            }
         }
         out
     }
@@ -185,7 +193,17 @@ impl Extraction {
         }
         if let Some((phi, _)) = search.rules_values(pos, key, count_legal_moves(pos)) {
             // A leaf: it must be the winner's.
-            return (phi == 0) == (pos.turn() == search.attacker);
+            let won = (phi == 0) == (pos.turn() == search.attacker);
+            // Leaves decided by the tables (not by the rules) are written down for the verifier.
+            if won
+                && search.table_wdl(pos).is_some()
+                && crate::rules::outcome::position_outcome(pos, search.rule).is_none()
+                && self.seen.insert(key)
+            {
+                self.seen_log.push(key);
+                self.entries.push((position_id(pos), Vec::new()));
+            }
+            return won;
         }
         if self.seen.contains(&key) {
             return true;

@@ -15,8 +15,13 @@ use std::collections::{HashMap, HashSet};
 use shakmaty::{variant::Antichess, Color, Move, Position};
 use thiserror::Error;
 
-use super::tree::{position_id, FORMAT_HEADER};
-use crate::rules::{game, hash, notation, StalemateRule};
+use shakmaty_syzygy::Wdl;
+
+use super::tree::{position_id, FORMAT_HEADER, TABLEBASE_LEAF};
+use crate::{
+    rules::{game, hash, notation, StalemateRule},
+    tablebase::Tablebases,
+};
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum VerifyError {
@@ -112,9 +117,30 @@ struct Checker<'a> {
     in_progress: HashSet<u64>,
     /// Verified positions with the largest halfmove clock they were verified at.
     done: HashMap<u64, u32>,
+    tables: Option<&'a Tablebases>,
 }
 
 impl Checker<'_> {
+    /// A leaf the proof says the tables win for the winner: probe them again.
+    fn check_table_leaf(&self, pos: &Antichess) -> Result<(), VerifyError> {
+        let Some(tables) = self.tables else {
+            return Err(self.broken("a tablebase leaf, but no tables were given (--syzygy)"));
+        };
+        if pos.halfmoves() != 0 {
+            return Err(self.broken("a tablebase leaf not reached by a capture or pawn move"));
+        }
+        let wdl = tables
+            .wdl_after_zeroing(pos, self.proof.rule, usize::MAX)
+            .ok_or_else(|| self.broken("the tables have no answer for this leaf"))?;
+        let winner_to_move = pos.turn() == self.proof.winner;
+        let won = (winner_to_move && wdl == Wdl::Win) || (!winner_to_move && wdl == Wdl::Loss);
+        if won {
+            Ok(())
+        } else {
+            Err(self.broken(format!("the tables say {wdl:?} for the side to move here")))
+        }
+    }
+
     fn broken(&self, reason: impl Into<String>) -> VerifyError {
         let path = if self.line.is_empty() {
             "the root".to_string()
@@ -144,10 +170,18 @@ impl Checker<'_> {
         {
             return Ok(());
         }
+        let id = position_id(pos);
+        if self
+            .proof
+            .moves
+            .get(&id)
+            .is_some_and(|m| m.len() == 1 && m[0] == TABLEBASE_LEAF)
+        {
+            return self.check_table_leaf(pos);
+        }
         if !self.in_progress.insert(key) {
             return Err(self.broken("the proof runs in a cycle"));
         }
-        let id = position_id(pos);
         let Some(listed) = self.proof.moves.get(&id) else {
             return Err(self.broken(format!("position not in the proof: {id}")));
         };
@@ -193,6 +227,14 @@ impl Checker<'_> {
 
 /// Verifies a proof file's text.
 pub fn verify(text: &str) -> Result<VerifyReport, VerifyError> {
+    verify_with_tables(text, None)
+}
+
+/// Verifies a proof file's text, probing the tables for its tablebase leaves.
+pub fn verify_with_tables(
+    text: &str,
+    tables: Option<&Tablebases>,
+) -> Result<VerifyReport, VerifyError> {
     let proof = parse(text)?;
     let mut checker = Checker {
         proof: &proof,
@@ -200,6 +242,7 @@ pub fn verify(text: &str) -> Result<VerifyReport, VerifyError> {
         line: Vec::new(),
         in_progress: HashSet::new(),
         done: HashMap::new(),
+        tables,
     };
     checker.check(&proof.root)?;
     Ok(VerifyReport {

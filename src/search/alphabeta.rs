@@ -53,12 +53,25 @@ impl SearchContext<'_> {
         if alpha >= beta {
             return alpha;
         }
+        let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
+        if ply > 0 {
+            if let Some(score) = self.tablebase_score(pos, ply) {
+                self.tt.store(
+                    key,
+                    None,
+                    score_to_tt(score, ply),
+                    0,
+                    MAX_PLY as i32,
+                    Bound::Exact,
+                );
+                return score;
+            }
+        }
         if depth <= 0 {
             return self.quiescence_moves(pos, &moves, alpha, beta, ply, 0);
         }
 
         let pv_node = beta - alpha > 1;
-        let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
         let hit = self.tt.probe(key);
         if let Some(hit) = hit {
             if !pv_node && hit.depth >= depth {

@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{variant::Antichess, Color, Move, MoveList, Position};
 
-use super::{tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY};
-use crate::rules::{game, outcome, StalemateRule};
+use super::{tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY, TB_WIN};
+use crate::{
+    rules::{game, outcome, StalemateRule},
+    tablebase::Tablebases,
+};
 
 /// How often (in nodes) the clock and the stop flag are looked at.
 const CHECK_EVERY: u64 = 1024;
@@ -32,6 +35,12 @@ pub(super) struct SearchContext<'a> {
     pub hard_limit: Option<Duration>,
     pub node_limit: Option<u64>,
     pub root_depth: i32,
+    pub tablebases: Option<&'a Tablebases>,
+    pub probe_limit: usize,
+    /// Cursed wins and blessed losses are draws (the fifty-move rule applies).
+    pub rule50: bool,
+    /// The tables' hit count when this search started.
+    pub tb_hits_before: u64,
 }
 
 impl<'a> SearchContext<'a> {
@@ -56,6 +65,10 @@ impl<'a> SearchContext<'a> {
             hard_limit: None,
             node_limit: None,
             root_depth: 1,
+            tablebases: None,
+            probe_limit: 0,
+            rule50: true,
+            tb_hits_before: 0,
         }
     }
 
@@ -111,6 +124,31 @@ impl<'a> SearchContext<'a> {
     /// The deepest ply quiescence may reach in this iteration.
     pub fn root_ply_cap(&self) -> usize {
         self.root_depth.max(0) as usize * 2 + super::quiescence::MAX_CAPTURE_PLIES
+    }
+
+    /// The tablebase score of a position just reached by a capture or pawn move, if known.
+    pub fn tablebase_score(&self, pos: &Antichess, ply: usize) -> Option<Score> {
+        use shakmaty_syzygy::Wdl;
+        if pos.halfmoves() != 0 {
+            return None;
+        }
+        let wdl = self
+            .tablebases?
+            .wdl_after_zeroing(pos, self.rule, self.probe_limit)?;
+        let win = TB_WIN - ply as Score;
+        Some(match wdl {
+            Wdl::Win => win,
+            Wdl::Loss => -win,
+            Wdl::CursedWin if !self.rule50 => win,
+            Wdl::BlessedLoss if !self.rule50 => -win,
+            Wdl::CursedWin | Wdl::BlessedLoss | Wdl::Draw => 0,
+        })
+    }
+
+    /// Tablebase hits during this search.
+    pub fn tb_hits(&self) -> u64 {
+        self.tablebases
+            .map_or(0, |tb| tb.hits().saturating_sub(self.tb_hits_before))
     }
 
     pub fn update_pv(&mut self, ply: usize, m: Move) {

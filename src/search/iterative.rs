@@ -15,7 +15,10 @@ use super::{
     Score, SearchControl, SearchInfo, SearchLimits, SearchResult, INFINITY, MATE, MATE_BOUND,
     MAX_PLY,
 };
-use crate::rules::{hash, StalemateRule};
+use crate::{
+    rules::{hash, StalemateRule},
+    tablebase::Tablebases,
+};
 
 /// After this long, the root move being searched is reported.
 const CURRMOVE_AFTER: Duration = Duration::from_secs(3);
@@ -30,6 +33,11 @@ pub struct SearchParams<'a> {
     pub move_overhead: Duration,
     /// A Lazy SMP helper: shares the table with the main search and does not age it.
     pub helper: bool,
+    pub tablebases: Option<&'a Tablebases>,
+    /// Probe positions with at most this many pieces.
+    pub probe_limit: usize,
+    /// Cursed wins and blessed losses count as draws.
+    pub rule50: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -66,6 +74,10 @@ pub fn search(
     }
     let mut ctx = SearchContext::new(tt, control, params.rule, &history);
     ctx.node_limit = limits.nodes;
+    ctx.tablebases = params.tablebases;
+    ctx.probe_limit = params.probe_limit;
+    ctx.rule50 = params.rule50;
+    ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
     let budget = time::budget(limits, params.move_overhead);
     ctx.hard_limit = budget.map(|b| b.hard);
 
@@ -79,6 +91,28 @@ pub fn search(
         legal.to_vec()
     } else {
         allowed
+    };
+    // In the tables: only the moves of the best result, and among those the fastest to zero
+    // (WDL decides, DTZ breaks ties).
+    let allowed = match params
+        .tablebases
+        .and_then(|tb| tb.rank_root(root, params.rule, params.probe_limit))
+    {
+        Some(ranked) => {
+            let ranked: Vec<_> = ranked
+                .into_iter()
+                .filter(|r| allowed.contains(&r.m))
+                .collect();
+            match ranked.first() {
+                Some(best) => ranked
+                    .iter()
+                    .filter(|r| r.wdl == best.wdl && r.dtz == best.dtz)
+                    .map(|r| r.m)
+                    .collect(),
+                None => allowed,
+            }
+        }
+        None => allowed,
     };
     if allowed.is_empty() {
         let score = ctx.terminal_score(root, &legal, 0).unwrap_or(0);
@@ -281,6 +315,7 @@ fn report(
             hashfull,
             time: elapsed,
             pv: rm.pv.clone(),
+            tbhits: ctx.tb_hits(),
         });
     }
 }

@@ -39,6 +39,9 @@ pub const MATE: Score = 32_000;
 pub const MATE_BOUND: Score = MATE - MAX_PLY as Score;
 /// Static evaluations are clamped to this.
 pub const EVAL_LIMIT: Score = 20_000;
+/// A tablebase win without a known distance to the end: `TB_WIN - plies`, beyond any
+/// evaluation (Stockfish's convention of scores past ±20000 for tablebase results).
+pub const TB_WIN: Score = 25_000;
 
 /// A forced win (positive) or loss (negative) in full moves, if the score is one.
 ///
@@ -104,6 +107,8 @@ pub struct SearchInfo {
     pub hashfull: u32,
     pub time: Duration,
     pub pv: Vec<Move>,
+    /// Tablebase probes that found an answer.
+    pub tbhits: u64,
 }
 
 /// Where the search sends what it finds.

@@ -13,6 +13,8 @@ pub const THREADS_MAX: usize = 256;
 pub const MULTIPV_MAX: usize = 256;
 pub const MOVE_OVERHEAD_DEFAULT: u64 = 30;
 pub const MOVE_OVERHEAD_MAX: u64 = 5_000;
+/// Syzygy tables go up to 7 pieces.
+pub const SYZYGY_PROBE_LIMIT_MAX: usize = 7;
 /// The value of the `Stalemate` option that follows the variant's own convention.
 pub const STALEMATE_FROM_VARIANT: &str = "variant";
 
@@ -29,6 +31,10 @@ pub struct EngineOptions {
     pub analyse_mode: bool,
     /// Run the root proof scan before alpha-beta.
     pub proof: bool,
+    /// Tablebase folders (empty: none).
+    pub syzygy_path: String,
+    pub syzygy_probe_limit: usize,
+    pub syzygy_50_move_rule: bool,
 }
 
 impl Default for EngineOptions {
@@ -43,6 +49,9 @@ impl Default for EngineOptions {
             stalemate: None,
             analyse_mode: false,
             proof: true,
+            syzygy_path: String::new(),
+            syzygy_probe_limit: SYZYGY_PROBE_LIMIT_MAX,
+            syzygy_50_move_rule: true,
         }
     }
 }
@@ -54,6 +63,8 @@ pub enum OptionEffect {
     ResizeHash(usize),
     ClearHash,
     RulesChanged,
+    /// Open the tables at the new `SyzygyPath`.
+    OpenTablebases,
 }
 
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -104,6 +115,11 @@ impl EngineOptions {
             ),
             "option name UCI_AnalyseMode type check default false".to_string(),
             "option name Proof type check default true".to_string(),
+            "option name SyzygyPath type string default <empty>".to_string(),
+            format!(
+                "option name SyzygyProbeLimit type spin default {SYZYGY_PROBE_LIMIT_MAX} min 0 max {SYZYGY_PROBE_LIMIT_MAX}"
+            ),
+            "option name Syzygy50MoveRule type check default true".to_string(),
         ]
     }
 
@@ -164,6 +180,26 @@ impl EngineOptions {
                 Ok(OptionEffect::Nothing)
             }
             "clear hash" => Ok(OptionEffect::ClearHash),
+            "syzygypath" => {
+                let v = value.map(str::trim).unwrap_or_default();
+                self.syzygy_path = if v == "<empty>" {
+                    String::new()
+                } else {
+                    v.to_string()
+                };
+                Ok(OptionEffect::OpenTablebases)
+            }
+            "syzygyprobelimit" => {
+                let v = value_of()?;
+                self.syzygy_probe_limit = parse_in_range(v, 0, SYZYGY_PROBE_LIMIT_MAX as u64)
+                    .map_err(|r| bad(v, &r))? as usize;
+                Ok(OptionEffect::Nothing)
+            }
+            "syzygy50moverule" => {
+                let v = value_of()?;
+                self.syzygy_50_move_rule = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
             "uci_variant" => {
                 let v = value_of()?;
                 self.variant =

@@ -28,7 +28,7 @@ pub fn score_text(score: i32, bound: Bound) -> String {
 pub fn info_line(info: &SearchInfo) -> String {
     let pv: Vec<String> = info.pv.iter().map(|&m| uci_move(m)).collect();
     format!(
-        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} time {} pv {}",
+        "info depth {} seldepth {} multipv {} score {} nodes {} nps {} hashfull {} tbhits {} time {} pv {}",
         info.depth,
         info.seldepth,
         info.multipv,
@@ -36,6 +36,7 @@ pub fn info_line(info: &SearchInfo) -> String {
         info.nodes,
         info.nps,
         info.hashfull,
+        info.tbhits,
         info.time.as_millis(),
         pv.join(" ")
     )

@@ -20,6 +20,7 @@ use crate::{
     engine::{Engine, SearchRequest},
     rules::{movegen, notation, Game},
     search::{Clock, SearchLimits},
+    tablebase::Tablebases,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,6 +35,7 @@ pub struct Session<W: Write + Send + 'static> {
     game: Game,
     engine: Engine,
     pending: VecDeque<UciCommand>,
+    tablebases: Option<Arc<Tablebases>>,
     done_tx: Sender<()>,
     done_rx: Receiver<()>,
 }
@@ -48,6 +50,7 @@ impl<W: Write + Send + 'static> Session<W> {
             engine: Engine::new(options.hash_mb),
             options,
             pending: VecDeque::new(),
+            tablebases: None,
             done_tx,
             done_rx,
         }
@@ -154,7 +157,26 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(OptionEffect::ResizeHash(mb)) => self.engine.resize(mb),
             Ok(OptionEffect::ClearHash) => self.engine.clear(),
             Ok(OptionEffect::RulesChanged) => self.game.set_rule(self.options.rule()),
+            Ok(OptionEffect::OpenTablebases) => self.open_tablebases(),
             Err(e) => self.error(&e.to_string()),
+        }
+    }
+
+    fn open_tablebases(&mut self) {
+        self.tablebases = None;
+        if self.options.syzygy_path.is_empty() {
+            return;
+        }
+        match Tablebases::open(&self.options.syzygy_path) {
+            Ok(tb) => {
+                self.say(&format!(
+                    "info string found {} tablebase files, up to {} pieces",
+                    tb.files(),
+                    tb.max_pieces()
+                ));
+                self.tablebases = Some(Arc::new(tb));
+            }
+            Err(e) => self.error(&format!("{e}; no tablebases in use")),
         }
     }
 
@@ -243,6 +265,9 @@ impl<W: Write + Send + 'static> Session<W> {
             move_overhead: Duration::from_millis(self.options.move_overhead_ms),
             prove: self.options.proof,
             proof_memory_mb: self.options.hash_mb,
+            tablebases: self.tablebases.clone(),
+            probe_limit: self.options.syzygy_probe_limit,
+            rule50: self.options.syzygy_50_move_rule,
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

@@ -1,0 +1,157 @@
+//! Tablebase probing against the reference values shipped with the tables, and the tables'
+//! use by the search.
+
+use std::path::PathBuf;
+
+use syotti::{
+    rules::{hash, parse_fen, StalemateRule},
+    search::{tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SilentReporter},
+    tablebase::Tablebases,
+};
+
+/// The antichess tables: `$SYOTTI_SYZYGY`, else `../shared/tablebases` beside the checkout.
+fn tables() -> Tablebases {
+    let candidates: Vec<PathBuf> = std::env::var_os("SYOTTI_SYZYGY")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases")])
+        .collect();
+    let found = candidates.iter().find(|p| p.is_dir()).unwrap_or_else(|| {
+        panic!("antichess tablebases not found; looked in {candidates:?} (set SYOTTI_SYZYGY)")
+    });
+    Tablebases::open(&found.to_string_lossy()).expect("tables open")
+}
+
+#[test]
+fn reference_positions_probe_to_known_values() {
+    let tb = tables();
+    assert!(tb.files() > 1000, "{} files", tb.files());
+    assert_eq!(tb.max_pieces(), 4);
+    let reference = [
+        ("8/8/8/3K4/8/8/8/5r2 b - - 0 1", 2, 31),
+        ("8/2K3p1/8/8/8/8/8/8 b - - 0 1", -2, -1),
+        ("R7/8/8/8/8/8/2p5/8 b - - 0 1", -2, -1),
+        ("8/4P3/8/8/8/8/8/7b w - - 0 1", 0, 0),
+        ("5k1K/8/8/8/8/8/p1k5/8 b - - 0 1", 2, 12),
+        ("8/5Q2/8/k7/8/8/8/8 b - - 0 1", -2, -3),
+    ];
+    for (fen, wdl, dtz) in reference {
+        let pos = parse_fen(fen).expect("valid");
+        let rule = StalemateRule::StalematedSideWins;
+        let probed = tb.wdl_after_zeroing(&pos, rule, 7).expect("in the tables");
+        assert_eq!(probed as i32, wdl, "WDL of {fen}");
+        assert_eq!(tb.dtz(&pos, rule, 7), Some(dtz), "DTZ of {fen}");
+    }
+}
+
+#[test]
+fn pawn_tables_are_not_used_under_other_conventions() {
+    let tb = tables();
+    let pawns = parse_fen("8/2K3p1/8/8/8/8/8/8 b - - 0 1").expect("valid");
+    let pawnless = parse_fen("8/8/8/3K4/8/8/8/5r2 b - - 0 1").expect("valid");
+    for rule in [StalemateRule::Draw, StalemateRule::FewerPiecesWins] {
+        assert_eq!(tb.wdl_after_zeroing(&pawns, rule, 7), None, "{rule}");
+        assert!(tb.wdl_after_zeroing(&pawnless, rule, 7).is_some(), "{rule}");
+    }
+    // The probe limit is respected.
+    assert_eq!(
+        tb.wdl_after_zeroing(&pawnless, StalemateRule::default(), 1),
+        None
+    );
+}
+
+#[test]
+fn root_ranking_prefers_wins_then_fast_zeroing() {
+    let tb = tables();
+    let pos = parse_fen("8/8/8/3K4/8/8/8/5r2 b - - 0 1").expect("valid");
+    let ranked = tb
+        .rank_root(&pos, StalemateRule::default(), 7)
+        .expect("all moves known");
+    assert_eq!(ranked.len(), pos_moves(&pos));
+    assert_eq!(ranked[0].wdl as i32, 2);
+    assert!(ranked
+        .windows(2)
+        .all(|w| w[0].wdl as i32 >= w[1].wdl as i32));
+}
+
+fn pos_moves(pos: &syotti::rules::Antichess) -> usize {
+    use syotti::rules::Position;
+    pos.legal_moves().len()
+}
+
+#[test]
+fn search_converts_a_table_win_without_a_fifty_move_draw() {
+    use syotti::rules::{Game, Position};
+    let tb = tables();
+    let rule = StalemateRule::default();
+    // Rook against king, the rook's side to move loses... here Black (rook) wins, DTZ 31.
+    let mut game = Game::from_fen("8/8/8/3K4/8/8/8/5r2 b - - 0 1", rule).expect("valid");
+    let winner = game.position().turn();
+    let tt = TranspositionTable::new(8);
+    while game.outcome().is_none() {
+        assert!(game.moves().len() < 200, "no conversion in 200 plies");
+        let pos = game.position().clone();
+        let params = SearchParams {
+            rule,
+            history: game.keys(),
+            multipv: 1,
+            move_overhead: std::time::Duration::ZERO,
+            helper: false,
+            tablebases: Some(&tb),
+            probe_limit: 7,
+            rule50: true,
+        };
+        let limits = SearchLimits {
+            depth: Some(6),
+            ..SearchLimits::default()
+        };
+        let result = syotti::search::search(
+            &pos,
+            &params,
+            &limits,
+            &tt,
+            &SearchControl::default(),
+            &SilentReporter,
+        );
+        game.play(result.best.expect("a move")).expect("legal");
+        let _ = hash::key(&pos);
+    }
+    let outcome = game.outcome().expect("over");
+    assert_eq!(outcome.winner, Some(winner), "{outcome}");
+}
+
+#[test]
+fn prover_uses_tables_as_solved_leaves() {
+    use syotti::proof::{
+        dfpn::prove_with_tables,
+        verify::{verify, verify_with_tables},
+        ProofLimits, ProofOutcome,
+    };
+    let tb = tables();
+    let pos = parse_fen("rn6/8/8/3p4/8/4P3/2P5/4R3 w - - 0 1").expect("valid");
+    let rule = StalemateRule::default();
+    let limits = ProofLimits {
+        nodes: Some(5_000_000),
+        time: None,
+        memory_mb: 64,
+    };
+    let without = prove_with_tables(&pos, rule, &[], &limits, None, None, None);
+    let with = prove_with_tables(&pos, rule, &[], &limits, Some((&tb, 7)), None, None);
+    eprintln!(
+        "6-piece loss: {} nodes without tables, {} with",
+        without.nodes, with.nodes
+    );
+    assert!(matches!(without.outcome, ProofOutcome::Loss { .. }));
+    let ProofOutcome::Loss { proof } = with.outcome else {
+        panic!("expected a loss with tables too");
+    };
+    assert!(with.nodes < without.nodes);
+    let text = proof.to_text();
+    assert!(
+        text.contains(" : tablebase"),
+        "the proof ends in the tables"
+    );
+    verify_with_tables(&text, Some(&tb)).expect("verifies with the tables");
+    let err = verify(&text).expect_err("needs the tables");
+    assert!(err.to_string().contains("--syzygy"), "{err}");
+}

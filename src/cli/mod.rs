@@ -8,6 +8,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+mod analyse;
 mod bench;
 mod perft;
 mod prove;
@@ -66,6 +67,11 @@ pub enum Command {
         after_help = "Examples:\n  syotti prove --fen '8/8/p7/8/8/8/7P/8 w - - 0 1'\n  syotti prove --moves e2e4 --out e4.proof\n  syotti prove --moves b1c3 --time 120 --memory 3500 --json"
     )]
     Prove(prove::ProveArgs),
+    /// Analyse positions (FEN, EPD) or annotate games (PGN), for people or as JSON.
+    #[command(
+        after_help = "Examples:\n  syotti analyse --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1'\n  syotti analyse --epd positions.epd --depth 12 --json\n  syotti analyse --pgn game.pgn --time 1 --out annotated.pgn\n  cat game.pgn | syotti analyse --pgn - --variant suicide"
+    )]
+    Analyse(analyse::AnalyseArgs),
     /// Re-check a proof file from scratch with the rules alone.
     #[command(after_help = "Example:\n  syotti verify e4.proof")]
     Verify(prove::VerifyArgs),
@@ -77,6 +83,7 @@ pub fn run(cli: Cli) -> u8 {
         None => crate::uci::run_stdio(),
         Some(Command::Perft(args)) => perft::run(&args),
         Some(Command::Bench(args)) => bench::run(&args),
+        Some(Command::Analyse(args)) => analyse::run(&args),
         Some(Command::Prove(args)) => prove::run_prove(&args),
         Some(Command::Verify(args)) => prove::run_verify(&args),
     }

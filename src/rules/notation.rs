@@ -126,8 +126,8 @@ pub fn parse_san_move(pos: &Antichess, text: &str) -> Result<Move, MoveError> {
 /// Parses a move in UCI or, failing that, SAN notation.
 pub fn parse_move(pos: &Antichess, text: &str) -> Result<Move, MoveError> {
     match parse_uci_move(pos, text) {
-        Ok(m) => Ok(m),
-        Err(uci_err) => parse_san_move(pos, text).map_err(|_| uci_err),
+        Err(MoveError::Syntax(_)) => parse_san_move(pos, text),
+        result => result,
     }
 }
 

@@ -13,11 +13,13 @@ use shakmaty::{variant::Antichess, Move, Position};
 use super::{
     context::SearchContext, ordering::score_moves, time, tt::TranspositionTable, Bound, Reporter,
     Score, SearchControl, SearchInfo, SearchLimits, SearchResult, INFINITY, MATE, MATE_BOUND,
-    MAX_PLY,
+    MAX_PLY, TB_WIN,
 };
+use shakmaty_syzygy::Wdl;
+
 use crate::{
     rules::{hash, StalemateRule},
-    tablebase::Tablebases,
+    tablebase::{RankedMove, Tablebases},
 };
 
 /// After this long, the root move being searched is reported.
@@ -92,27 +94,51 @@ pub fn search(
     } else {
         allowed
     };
-    // In the tables: only the moves of the best result, and among those the fastest to zero
-    // (WDL decides, DTZ breaks ties).
-    let allowed = match params
+    // In the tables: a decided root is answered from them (the DTZ-best move of the best
+    // result); a drawn one is searched among its drawing moves only.
+    let ranked = params
         .tablebases
         .and_then(|tb| tb.rank_root(root, params.rule, params.probe_limit))
-    {
-        Some(ranked) => {
-            let ranked: Vec<_> = ranked
+        .map(|ranked| {
+            ranked
                 .into_iter()
                 .filter(|r| allowed.contains(&r.m))
-                .collect();
-            match ranked.first() {
-                Some(best) => ranked
-                    .iter()
-                    .filter(|r| r.wdl == best.wdl && r.dtz == best.dtz)
-                    .map(|r| r.m)
-                    .collect(),
-                None => allowed,
+                .collect::<Vec<_>>()
+        });
+    let allowed = match ranked.as_deref() {
+        Some([best, ..]) => {
+            if let Some(score) = table_score(best, params.rule50) {
+                let elapsed = ctx.start.elapsed();
+                reporter.info(&SearchInfo {
+                    depth: 1,
+                    seldepth: 1,
+                    multipv: 1,
+                    score,
+                    bound: Bound::Exact,
+                    nodes: 1,
+                    nps: 0,
+                    hashfull: tt.hashfull(),
+                    time: elapsed,
+                    pv: vec![best.m],
+                    tbhits: ctx.tb_hits(),
+                });
+                return SearchResult {
+                    best: Some(best.m),
+                    ponder: None,
+                    score,
+                    depth: 1,
+                    nodes: 1,
+                    pv: vec![best.m],
+                };
             }
+            ranked
+                .iter()
+                .flatten()
+                .filter(|r| r.wdl == best.wdl)
+                .map(|r| r.m)
+                .collect()
         }
-        None => allowed,
+        _ => allowed,
     };
     if allowed.is_empty() {
         let score = ctx.terminal_score(root, &legal, 0).unwrap_or(0);
@@ -284,6 +310,18 @@ fn search_line(
             depth,
             Bound::Exact,
         );
+    }
+}
+
+/// The score of a root move the tables decide, or `None` for a draw (which is searched).
+fn table_score(ranked: &RankedMove, rule50: bool) -> Option<Score> {
+    let distance = ranked.dtz.unwrap_or(0).abs().min(MAX_PLY as i32);
+    match ranked.wdl {
+        Wdl::Win => Some(TB_WIN - distance),
+        Wdl::Loss => Some(-(TB_WIN - distance)),
+        Wdl::CursedWin if !rule50 => Some(TB_WIN - distance),
+        Wdl::BlessedLoss if !rule50 => Some(-(TB_WIN - distance)),
+        _ => None,
     }
 }
 

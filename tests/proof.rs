@@ -231,3 +231,40 @@ fn suicide_dtm_positions() {
     }
     assert_eq!((wins, losses, draws), (34, 1, 2));
 }
+
+#[test]
+fn time_and_node_limits_end_the_search() {
+    // The start position is far beyond any budget here: the limits must end the search.
+    let game = game_after(syotti::rules::START_FEN, "", StalemateRule::default());
+    for limits in [
+        ProofLimits {
+            nodes: None,
+            time: Some(std::time::Duration::from_millis(300)),
+            memory_mb: 16,
+        },
+        ProofLimits {
+            nodes: Some(50_000),
+            time: None,
+            memory_mb: 16,
+        },
+    ] {
+        let started = std::time::Instant::now();
+        let report = prove(
+            game.position(),
+            game.rule(),
+            game.keys(),
+            &limits,
+            None,
+            None,
+        );
+        assert_eq!(report.outcome, ProofOutcome::Unknown);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{limits:?} took {:?}",
+            started.elapsed()
+        );
+        if let Some(n) = limits.nodes {
+            assert!(report.nodes <= n + 2 * 1024, "{} nodes", report.nodes);
+        }
+    }
+}

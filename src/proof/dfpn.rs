@@ -228,10 +228,10 @@ impl<'a> Dfpn<'a> {
             .collect()
     }
 
-    fn out_of_budget(&mut self) -> bool {
-        if self.aborted {
-            return true;
-        }
+    /// Counts a node and, every `CHECK_EVERY` nodes, looks at the limits and the stop flag.
+    /// Called on entry to every node, so no run of nodes escapes the check.
+    fn count_node(&mut self) {
+        self.nodes += 1;
         if self.nodes.is_multiple_of(CHECK_EVERY) {
             let elapsed = self.start.elapsed();
             if self.limits.nodes.is_some_and(|n| self.nodes >= n)
@@ -246,7 +246,6 @@ impl<'a> Dfpn<'a> {
                 }
             }
         }
-        self.aborted
     }
 
     /// The multiple-iterative-deepening procedure: searches `pos` until its values reach the
@@ -270,7 +269,7 @@ impl<'a> Dfpn<'a> {
         th_phi: Pn,
         th_delta: Pn,
     ) -> (Pn, Pn, usize, u16) {
-        self.nodes += 1;
+        self.count_node();
         let work_start = self.nodes;
         let mut children = self.expand(pos, key);
         if children.is_empty() {
@@ -297,7 +296,7 @@ impl<'a> Dfpn<'a> {
             if own_index == self.root_path_len {
                 self.root_values = (phi, delta);
             }
-            if phi >= th_phi || delta >= th_delta || self.out_of_budget() {
+            if phi >= th_phi || delta >= th_delta || self.aborted {
                 let depends_on = children
                     .iter()
                     .map(|c| c.depends_on)

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod cli;
 pub mod engine;
+pub mod memory;
 pub mod pgn;
 pub mod proof;
 pub mod rules;

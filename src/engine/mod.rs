@@ -274,14 +274,7 @@ fn run_alpha_beta(
     };
     let helpers = request.threads.saturating_sub(1);
     if helpers == 0 || request.position.legal_moves().len() <= 1 {
-        return search::search(
-            &request.position,
-            &params,
-            &request.limits,
-            tt,
-            control,
-            reporter,
-        );
+        return search::search(&request.position, &params, limits, tt, control, reporter);
     }
     let helper_control = SearchControl::new(false);
     let helper_limits = SearchLimits {
@@ -306,14 +299,7 @@ fn run_alpha_beta(
                 )
             });
         }
-        let result = search::search(
-            &request.position,
-            &params,
-            &request.limits,
-            tt,
-            control,
-            reporter,
-        );
+        let result = search::search(&request.position, &params, limits, tt, control, reporter);
         helper_control.stop();
         result
     })

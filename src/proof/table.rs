@@ -35,13 +35,7 @@ pub struct ProofTable {
 impl ProofTable {
     /// A table of at most `megabytes` MiB.
     pub fn new(megabytes: usize) -> ProofTable {
-        let bytes = megabytes.max(1).saturating_mul(1 << 20);
-        let buckets = (bytes / (ENTRY_BYTES * BUCKET)).max(1);
-        let buckets = if buckets.is_power_of_two() {
-            buckets
-        } else {
-            buckets.next_power_of_two() / 2
-        };
+        let buckets = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
         ProofTable {
             words: vec![0; buckets * BUCKET * WORDS],
             mask: buckets - 1,

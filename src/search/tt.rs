@@ -109,13 +109,7 @@ pub fn score_from_tt(score: Score, ply: usize) -> Score {
 impl TranspositionTable {
     /// A table of at most `megabytes` MiB (at least one bucket).
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let bytes = megabytes.max(1).saturating_mul(1 << 20);
-        let buckets = (bytes / (ENTRY_BYTES * BUCKET)).max(1);
-        let buckets = if buckets.is_power_of_two() {
-            buckets
-        } else {
-            buckets.next_power_of_two() / 2
-        };
+        let buckets = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
         let mut entries = Vec::with_capacity(buckets * BUCKET);
         entries.resize_with(buckets * BUCKET, Entry::default);
         TranspositionTable {

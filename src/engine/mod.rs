@@ -97,7 +97,23 @@ impl Engine {
         let tt = Arc::clone(&self.tt);
         let thread_control = Arc::clone(&control);
         let handle = thread::spawn(move || {
-            let result = run_search(&request, &tt, &thread_control, reporter.as_ref());
+            // A bug in the search must not leave the GUI without a move: report it and answer
+            // with a legal move all the same.
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                run_search(&request, &tt, &thread_control, reporter.as_ref())
+            }))
+            .unwrap_or_else(|_| {
+                reporter.message("error: the search failed; playing the first legal move");
+                let best = request.position.legal_moves().first().copied();
+                SearchResult {
+                    best,
+                    ponder: None,
+                    score: 0,
+                    depth: 0,
+                    nodes: 0,
+                    pv: best.into_iter().collect(),
+                }
+            });
             // Never answer `go infinite` or an unfinished ponder before we are told to.
             while (request.limits.infinite || thread_control.is_pondering())
                 && !thread_control.is_stopped()

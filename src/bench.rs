@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::{
     rules::{hash, parse_fen, FenError, StalemateRule},
+    tablebase::Tablebases,
     search::{
         search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SilentReporter,
     },
@@ -47,8 +48,9 @@ impl BenchResult {
     }
 }
 
-/// Searches every bench position to `depth`, one thread, a cleared table for each.
-pub fn run(depth: u32) -> Result<BenchResult, FenError> {
+/// Searches every bench position to `depth`, one thread, a cleared table for each; with
+/// `tables`, probing them (which changes the node count: the fingerprint is without tables).
+pub fn run(depth: u32, tables: Option<&Tablebases>) -> Result<BenchResult, FenError> {
     let tt = TranspositionTable::new(BENCH_HASH_MB);
     let limits = SearchLimits {
         depth: Some(depth),
@@ -66,8 +68,8 @@ pub fn run(depth: u32) -> Result<BenchResult, FenError> {
             multipv: 1,
             move_overhead: Duration::ZERO,
             helper: false,
-            tablebases: None,
-            probe_limit: 0,
+            tablebases: tables,
+            probe_limit: 7,
             rule50: true,
         };
         let control = SearchControl::default();

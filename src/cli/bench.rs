@@ -7,10 +7,17 @@ pub struct BenchArgs {
     /// Search depth for every position.
     #[arg(default_value_t = bench::DEFAULT_DEPTH, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub depth: u32,
+    /// Probe these antichess tablebase folders (changes the node count).
+    #[arg(long)]
+    pub syzygy: Option<String>,
 }
 
 pub fn run(args: &BenchArgs) -> u8 {
-    match bench::run(args.depth) {
+    let tables = match super::prove::open_tables(args.syzygy.as_deref()) {
+        Ok(tables) => tables,
+        Err(code) => return code,
+    };
+    match bench::run(args.depth, tables.as_ref()) {
         Ok(result) => {
             eprintln!(
                 "{} positions, depth {}, {} ms",

@@ -6,7 +6,10 @@
 //! as a mate score with its line); root moves proven to lose are left out of the alpha-beta
 //! search, unless every move loses. Proofs are verified before they are believed.
 
-use std::sync::atomic::AtomicBool;
+use std::{
+    sync::atomic::AtomicBool,
+    time::{Duration, Instant},
+};
 
 use shakmaty::{variant::Antichess, Move, Position};
 
@@ -15,6 +18,11 @@ use crate::{
     rules::{hash, StalemateRule},
     tablebase::Tablebases,
 };
+
+/// Below this much time or these many nodes a proof of one root move is not worth starting
+/// (the prover looks at its limits every 1024 nodes).
+const MIN_PROOF_TIME: Duration = Duration::from_millis(5);
+const MIN_PROOF_NODES: u64 = 4096;
 
 /// A win proved at the root.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,19 +84,34 @@ pub fn scan(
         time: limits.time.map(|t| t / 2 / moves.len() as u32),
         ..limits.clone()
     };
+    // One deadline and one node budget for all the per-move proofs: each proof checks its own
+    // limits only every so many nodes, so many small proofs must not each be allowed to run on.
+    let started = Instant::now();
+    let deadline = limits.time.map(|t| t / 2);
+    let node_budget = limits.nodes.map(|n| n / 2);
+    if per_move.time.is_some_and(|t| t < MIN_PROOF_TIME)
+        || per_move.nodes.is_some_and(|n| n < MIN_PROOF_NODES)
+    {
+        return result;
+    }
+    let mut move_nodes = 0;
     let root_key = hash::key(pos);
     let mut path = history.to_vec();
     if path.last() != Some(&root_key) {
         path.push(root_key);
     }
     for &m in &moves {
-        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if stop.load(std::sync::atomic::Ordering::Relaxed)
+            || deadline.is_some_and(|d| started.elapsed() + MIN_PROOF_TIME > d)
+            || node_budget.is_some_and(|n| move_nodes + MIN_PROOF_NODES > n)
+        {
             break;
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
         let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None);
         result.nodes += report.nodes;
+        move_nodes += report.nodes;
         match report.outcome {
             // The opponent, to move after `m`, loses whatever it does: `m` wins.
             ProofOutcome::Loss { proof }

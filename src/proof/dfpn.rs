@@ -232,7 +232,8 @@ impl<'a> Dfpn<'a> {
     /// Called on entry to every node, so no run of nodes escapes the check.
     fn count_node(&mut self) {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(CHECK_EVERY) {
+        // Also on the first node: a proof started with no time left ends at once.
+        if self.nodes.is_multiple_of(CHECK_EVERY) || self.nodes == 1 {
             let elapsed = self.start.elapsed();
             if self.limits.nodes.is_some_and(|n| self.nodes >= n)
                 || self.limits.time.is_some_and(|t| elapsed >= t)

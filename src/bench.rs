@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use crate::{
     rules::{hash, parse_fen, FenError, StalemateRule},
-    tablebase::Tablebases,
     search::{
         search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SilentReporter,
     },
+    tablebase::Tablebases,
 };
 
 pub const DEFAULT_DEPTH: u32 = 9;

@@ -16,15 +16,55 @@ use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Ro
 
 use super::{Score, EVAL_LIMIT};
 
-/// Cost of owning a piece, opening and endgame, indexed by `Role as usize - 1` (P N B R Q K).
-const BURDEN_OPENING: [Score; 6] = [50, 70, 120, 200, 60, 10];
-const BURDEN_ENDGAME: [Score; 6] = [80, -90, -60, -25, 100, -80];
+/// The evaluation's weights. `EvalParams::DEFAULT` is what the engine plays with;
+/// `examples/tune.rs` fits them to game results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EvalParams {
+    /// Cost of owning a piece in the opening, indexed by `Role as usize - 1` (P N B R Q K).
+    pub burden_opening: [Score; 6],
+    /// The same in the endgame (negative: an asset).
+    pub burden_endgame: [Score; 6],
+    /// Per quiet move more than the opponent.
+    pub mobility: Score,
+    /// Per piece of ours the opponent attacks (they may be forced to take it).
+    pub attacked: Score,
+    pub tempo: Score,
+}
+
+impl EvalParams {
+    pub const DEFAULT: EvalParams = EvalParams {
+        burden_opening: [50, 70, 120, 200, 60, 10],
+        burden_endgame: [80, -90, -60, -25, 100, -80],
+        mobility: 3,
+        attacked: 12,
+        tempo: 10,
+    };
+
+    /// The weights as one list (for the tuner), and back.
+    pub fn to_vec(&self) -> Vec<Score> {
+        let mut v = Vec::with_capacity(15);
+        v.extend_from_slice(&self.burden_opening);
+        v.extend_from_slice(&self.burden_endgame);
+        v.extend_from_slice(&[self.mobility, self.attacked, self.tempo]);
+        v
+    }
+
+    pub fn from_slice(v: &[Score]) -> Option<EvalParams> {
+        if v.len() != 15 {
+            return None;
+        }
+        let mut p = EvalParams::DEFAULT;
+        p.burden_opening.copy_from_slice(&v[0..6]);
+        p.burden_endgame.copy_from_slice(&v[6..12]);
+        p.mobility = v[12];
+        p.attacked = v[13];
+        p.tempo = v[14];
+        Some(p)
+    }
+}
+
 /// Pieces on the board at which the opening table applies fully.
 const FULL_PHASE: i32 = 32;
-const MOBILITY_WEIGHT: Score = 3;
-/// Bonus for each of our pieces the opponent attacks (they may be forced to take it).
-const ATTACKED_WEIGHT: Score = 12;
-const TEMPO: Score = 10;
 
 fn role_index(role: Role) -> usize {
     role as usize - 1
@@ -59,6 +99,11 @@ fn activity(board: &Board, color: Color) -> (Score, u32) {
 
 /// The static evaluation of a position, side to move's view, within `±EVAL_LIMIT`.
 pub fn evaluate(pos: &Antichess) -> Score {
+    evaluate_with(pos, &EvalParams::DEFAULT)
+}
+
+/// `evaluate` with given weights.
+pub fn evaluate_with(pos: &Antichess, params: &EvalParams) -> Score {
     let board = pos.board();
     let us = pos.turn();
     let pieces = board.occupied().count() as i32;
@@ -67,8 +112,9 @@ pub fn evaluate(pos: &Antichess) -> Score {
     let mut burden = 0;
     for role in Role::ALL {
         let i = role_index(role);
-        let cost =
-            (BURDEN_OPENING[i] * phase + BURDEN_ENDGAME[i] * (FULL_PHASE - phase)) / FULL_PHASE;
+        let cost = (params.burden_opening[i] * phase
+            + params.burden_endgame[i] * (FULL_PHASE - phase))
+            / FULL_PHASE;
         let ours = (board.by_role(role) & board.by_color(us)).count() as Score;
         let theirs = (board.by_role(role) & board.by_color(!us)).count() as Score;
         burden += cost * (theirs - ours);
@@ -76,11 +122,11 @@ pub fn evaluate(pos: &Antichess) -> Score {
 
     let (our_quiet, _) = activity(board, us);
     let (their_quiet, their_attacks_on_us) = activity(board, !us);
-    let mobility = MOBILITY_WEIGHT * (our_quiet - their_quiet);
+    let mobility = params.mobility * (our_quiet - their_quiet);
     // Our pieces under attack: after our move the opponent may have to take one of them.
-    let forcing = ATTACKED_WEIGHT * their_attacks_on_us as Score;
+    let forcing = params.attacked * their_attacks_on_us as Score;
 
-    (burden + mobility + forcing + TEMPO).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    (burden + mobility + forcing + params.tempo).clamp(-EVAL_LIMIT, EVAL_LIMIT)
 }
 
 #[cfg(test)]
@@ -91,7 +137,14 @@ mod tests {
     #[test]
     fn symmetric_positions_evaluate_to_tempo() {
         let pos = Antichess::default();
-        assert_eq!(evaluate(&pos), TEMPO);
+        assert_eq!(evaluate(&pos), EvalParams::DEFAULT.tempo);
+    }
+
+    #[test]
+    fn params_round_trip() {
+        let v = EvalParams::DEFAULT.to_vec();
+        assert_eq!(EvalParams::from_slice(&v), Some(EvalParams::DEFAULT));
+        assert_eq!(EvalParams::from_slice(&v[1..]), None);
     }
 
     #[test]
@@ -101,7 +154,8 @@ mod tests {
             parse_fen("1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b - - 0 1").expect("valid");
         let white =
             parse_fen("1nbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1").expect("valid");
-        assert!(evaluate(&black) > TEMPO);
-        assert!(evaluate(&white) < TEMPO);
+        let tempo = EvalParams::DEFAULT.tempo;
+        assert!(evaluate(&black) > tempo);
+        assert!(evaluate(&white) < tempo);
     }
 }

@@ -1,0 +1,207 @@
+//! Tuning the evaluation from self-play results (Texel's method).
+//!
+//! `cargo run --release --example tune -- generate OPENINGS.epd GAMES NODES OUT` plays Syotti
+//! against itself from the openings (plus a few random plies, from a fixed seed), each move a
+//! search of NODES nodes, and writes every quiet position (no capture for the side to move) with
+//! the game's result from White's side: `FEN;1` / `FEN;0.5` / `FEN;0`.
+//!
+//! `cargo run --release --example tune -- tune DATA` fits the weights of `EvalParams` so that
+//! `sigmoid(K * eval)` predicts the results: first the scale K for the current weights, then
+//! coordinate descent on each weight (steps 8, 4, 2, 1) while the mean squared error falls.
+//! It prints the error before and after and the weights to paste into `EvalParams::DEFAULT`.
+//!
+//! A tuned set is kept only if it also wins in self-play against the previous build.
+
+use std::{fs, io::Write, time::Duration};
+
+use syotti::{
+    rules::{parse_fen, Antichess, Color, Game, Position, StalemateRule},
+    search::{
+        eval::{evaluate_with, EvalParams},
+        search,
+        tt::TranspositionTable,
+        SearchControl, SearchLimits, SearchParams, SilentReporter,
+    },
+};
+
+/// A small deterministic generator (xorshift64*), enough to vary openings.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+}
+
+fn generate(openings: &str, games: usize, nodes: u64, out: &str) -> Result<(), String> {
+    let text = fs::read_to_string(openings).map_err(|e| format!("{openings}: {e}"))?;
+    let starts: Vec<Antichess> = text
+        .lines()
+        .filter_map(|l| {
+            let fen: Vec<&str> = l.split_whitespace().take(4).collect();
+            parse_fen(&fen.join(" ")).ok()
+        })
+        .collect();
+    if starts.is_empty() {
+        return Err("no openings".into());
+    }
+    let mut file = fs::File::create(out).map_err(|e| format!("{out}: {e}"))?;
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let tt = TranspositionTable::new(16);
+    let limits = SearchLimits {
+        nodes: Some(nodes),
+        ..SearchLimits::default()
+    };
+    let mut positions = 0;
+    for g in 0..games {
+        let rule = StalemateRule::StalematedSideWins;
+        let mut game = Game::from_position(starts[g % starts.len()].clone(), rule);
+        for _ in 0..(rng.next() % 4) {
+            let moves = game.legal_moves();
+            if moves.is_empty() || game.outcome().is_some() {
+                break;
+            }
+            game.push(moves[(rng.next() % moves.len() as u64) as usize]);
+        }
+        tt.clear();
+        let mut quiet = Vec::new();
+        while game.outcome().is_none() && game.moves().len() < 400 {
+            let pos = game.position().clone();
+            if pos.capture_moves().is_empty() && game.moves().len() >= 4 {
+                quiet.push(syotti::rules::to_fen(&pos));
+            }
+            let params = SearchParams {
+                rule,
+                history: game.keys(),
+                multipv: 1,
+                move_overhead: Duration::ZERO,
+                helper: false,
+                tablebases: None,
+                probe_limit: 0,
+                rule50: true,
+            };
+            let result = search(
+                &pos,
+                &params,
+                &limits,
+                &tt,
+                &SearchControl::default(),
+                &SilentReporter,
+            );
+            match result.best {
+                Some(m) => game.push(m),
+                None => break,
+            }
+        }
+        let result = match game.outcome().and_then(|o| o.winner) {
+            Some(Color::White) => "1",
+            Some(Color::Black) => "0",
+            None => "0.5",
+        };
+        for fen in &quiet {
+            writeln!(file, "{fen};{result}").map_err(|e| e.to_string())?;
+        }
+        positions += quiet.len();
+        if (g + 1) % 100 == 0 {
+            eprintln!("{} games, {positions} positions", g + 1);
+        }
+    }
+    eprintln!("{games} games, {positions} positions written to {out}");
+    Ok(())
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn error(data: &[(Antichess, f64)], params: &EvalParams, k: f64) -> f64 {
+    data.iter()
+        .map(|(pos, result)| {
+            let e = f64::from(evaluate_with(pos, params));
+            let white = if pos.turn().is_white() { e } else { -e };
+            (result - sigmoid(k * white / 100.0)).powi(2)
+        })
+        .sum::<f64>()
+        / data.len() as f64
+}
+
+fn tune(path: &str) -> Result<(), String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let data: Vec<(Antichess, f64)> = text
+        .lines()
+        .filter_map(|l| {
+            let (fen, result) = l.rsplit_once(';')?;
+            Some((parse_fen(fen).ok()?, result.parse().ok()?))
+        })
+        .collect();
+    if data.is_empty() {
+        return Err("no data".into());
+    }
+    eprintln!("{} positions", data.len());
+    let mut params = EvalParams::DEFAULT;
+    // The scale: the K that fits the current weights best.
+    let mut k = 1.0;
+    for step in [0.5, 0.1, 0.02] {
+        loop {
+            let here = error(&data, &params, k);
+            if error(&data, &params, k + step) < here {
+                k += step;
+            } else if k > step && error(&data, &params, k - step) < here {
+                k -= step;
+            } else {
+                break;
+            }
+        }
+    }
+    let start = error(&data, &params, k);
+    eprintln!("K = {k:.2}, error {start:.6}");
+    let mut weights = params.to_vec();
+    for step in [8, 4, 2, 1] {
+        let mut improved = true;
+        while improved {
+            improved = false;
+            for i in 0..weights.len() {
+                for delta in [step, -step] {
+                    let mut trial = weights.clone();
+                    trial[i] += delta;
+                    let Some(candidate) = EvalParams::from_slice(&trial) else {
+                        continue;
+                    };
+                    if error(&data, &candidate, k) < error(&data, &params, k) {
+                        weights = trial;
+                        params = candidate;
+                        improved = true;
+                    }
+                }
+            }
+        }
+        eprintln!("step {step}: error {:.6}", error(&data, &params, k));
+    }
+    println!("error {start:.6} -> {:.6}", error(&data, &params, k));
+    println!("{params:#?}");
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        ["generate", openings, games, nodes, out] => match (games.parse(), nodes.parse()) {
+            (Ok(g), Ok(n)) => generate(openings, g, n, out),
+            _ => Err("GAMES and NODES are numbers".into()),
+        },
+        ["tune", data] => tune(data),
+        _ => Err("usage: tune generate OPENINGS GAMES NODES OUT | tune tune DATA".into()),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}

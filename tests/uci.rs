@@ -434,3 +434,22 @@ fn syzygy_path_opens_tables_and_search_reports_hits() {
         .expect("tbhits field");
     assert!(hits > 0, "{info}");
 }
+
+#[test]
+fn several_threads_search_and_stop() {
+    let mut e = Engine::start();
+    e.send("setoption name Threads value 2");
+    e.send("setoption name Proof value false");
+    e.send("position startpos moves e2e3");
+    e.send("go depth 7");
+    let best = e.bestmove();
+    let mut game = syotti::rules::Game::default();
+    game.play_text("e2e3").expect("legal");
+    game.play_text(&best).expect("bestmove with two threads is legal");
+    e.send("go infinite");
+    e.quiet_for(Duration::from_millis(300), "bestmove");
+    e.send("stop");
+    let best = e.bestmove();
+    assert_ne!(best, "(none)");
+    e.ready();
+}

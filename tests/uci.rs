@@ -445,7 +445,8 @@ fn several_threads_search_and_stop() {
     let best = e.bestmove();
     let mut game = syotti::rules::Game::default();
     game.play_text("e2e3").expect("legal");
-    game.play_text(&best).expect("bestmove with two threads is legal");
+    game.play_text(&best)
+        .expect("bestmove with two threads is legal");
     e.send("go infinite");
     e.quiet_for(Duration::from_millis(300), "bestmove");
     e.send("stop");

@@ -5,17 +5,52 @@
 //! convention, dead position) or drawn by history (fifty moves, repetition); those scores are
 //! exact. Forced replies (a single legal move) are extended by one ply: in antichess they are
 //! common and cost almost nothing to follow.
+//!
+//! Late quiet moves are searched one or two plies shallower first (late-move reductions) and
+//! again at full depth if they beat alpha. There is no null-move pruning: in antichess the side
+//! to move is very often in zugzwang (any move it makes helps the opponent), which is exactly
+//! where a null move lies.
 
 use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::SearchContext,
     eval::evaluate,
-    ordering::{pick, reward_quiet, score_moves},
+    ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt},
     Bound, Score, INFINITY, MATE, MAX_PLY,
 };
 use crate::rules::hash;
+
+/// Plies to cut from the search of a late quiet move (verified at full depth if it beats alpha).
+///
+/// Only quiet nodes reduce: when a capture exists it is compulsory and every move is one. Never
+/// reduced: the first moves, killers and the table move (ordering score at least `KILLER_MIN`),
+/// promotions, and moves that offer a piece, which force the opponent to capture.
+fn late_move_reduction(
+    pos: &Antichess,
+    m: Move,
+    index: usize,
+    depth: i32,
+    pv_node: bool,
+    ordering_score: Score,
+) -> i32 {
+    if depth < 3 || index < 3 || m.is_capture() || m.is_promotion() || ordering_score >= KILLER_MIN
+    {
+        return 0;
+    }
+    if lands_attacked(pos, m) {
+        return 0;
+    }
+    let mut r = 1;
+    if index >= 8 && depth >= 5 {
+        r += 1;
+    }
+    if pv_node {
+        r -= 1;
+    }
+    r.clamp(0, depth - 2)
+}
 
 impl SearchContext<'_> {
     /// Finds the legal move matching a transposition-table hint.
@@ -105,7 +140,12 @@ impl SearchContext<'_> {
             let score = if index == 0 {
                 -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
             } else {
-                let probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                let reduction = late_move_reduction(pos, m, index, depth, pv_node, scored[index].1);
+                let mut probe =
+                    -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
+                if probe > alpha && reduction > 0 && !self.stopped {
+                    probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                }
                 if probe > alpha && probe < beta && !self.stopped {
                     -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
                 } else {

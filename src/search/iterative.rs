@@ -3,6 +3,8 @@
 //!
 //! Root moves keep their score from the last completed iteration and are searched best first.
 //! MultiPV line k searches the root moves not already chosen for lines 1..k, as Stockfish does.
+//! From depth 5 each line is searched in an aspiration window around its last score, widened on
+//! the failing side until the score falls inside.
 //! An iteration cut short by `stop` or the clock is thrown away, except that a root move which
 //! completed with a better score than the previous best is kept as the best move.
 
@@ -12,8 +14,8 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::SearchContext, ordering::score_moves, time, tt::TranspositionTable, Bound, Reporter,
-    Score, SearchControl, SearchInfo, SearchLimits, SearchResult, INFINITY, MATE, MATE_BOUND,
-    MAX_PLY, TB_WIN,
+    Score, SearchControl, SearchInfo, SearchLimits, SearchResult, EVAL_LIMIT, INFINITY, MATE,
+    MATE_BOUND, MAX_PLY, TB_WIN,
 };
 use shakmaty_syzygy::Wdl;
 
@@ -184,8 +186,7 @@ pub fn search(
         }
         let mut interrupted_line = None;
         for line in 0..lines {
-            ctx.seldepth = 0;
-            search_line(&mut ctx, root, &mut root_moves, line, depth, reporter);
+            aspiration_search(&mut ctx, root, &mut root_moves, line, depth, reporter);
             if ctx.stopped {
                 interrupted_line = Some(line);
                 break;
@@ -257,8 +258,14 @@ pub fn search(
     }
 }
 
-/// Searches MultiPV line `line` (root moves `line..`) to `depth`, updating their scores and PVs.
-fn search_line(
+/// Half-width of the first aspiration window, in centipawns.
+const ASPIRATION_WINDOW: Score = 30;
+/// Depth from which aspiration windows are used.
+const ASPIRATION_DEPTH: i32 = 5;
+
+/// Searches MultiPV line `line` in a window around its last score, widening the window on the
+/// side that fails until the score falls inside it (or the window is the full range).
+fn aspiration_search(
     ctx: &mut SearchContext,
     root: &Antichess,
     root_moves: &mut [RootMove],
@@ -266,9 +273,59 @@ fn search_line(
     depth: i32,
     reporter: &dyn Reporter,
 ) {
+    let previous = root_moves[line].previous_score;
+    let mut delta = ASPIRATION_WINDOW;
+    let (mut alpha, mut beta) =
+        if depth >= ASPIRATION_DEPTH && previous > -INFINITY && previous.abs() < EVAL_LIMIT {
+            (previous - delta, previous + delta)
+        } else {
+            (-INFINITY, INFINITY)
+        };
+    loop {
+        ctx.seldepth = 0;
+        let best = search_line(ctx, root, root_moves, line, depth, alpha, beta, reporter);
+        if ctx.stopped {
+            return;
+        }
+        if best <= alpha && alpha > -INFINITY {
+            beta = (alpha + beta) / 2;
+            alpha = (best - delta).max(-INFINITY);
+        } else if best >= beta && beta < INFINITY {
+            beta = (best + delta).min(INFINITY);
+        } else {
+            return;
+        }
+        for rm in root_moves[line..].iter_mut() {
+            rm.score = -INFINITY;
+        }
+        delta *= 2;
+        if delta > 4 * EVAL_LIMIT / 10 {
+            alpha = -INFINITY;
+            beta = INFINITY;
+        }
+    }
+}
+
+/// Searches MultiPV line `line` (root moves `line..`) to `depth` within (`alpha`, `beta`),
+/// updating the scores and PVs of the moves that beat alpha; returns the best score (at most
+/// `alpha` on a fail low, at least `beta` on a fail high).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the root search's whole state, passed once"
+)]
+fn search_line(
+    ctx: &mut SearchContext,
+    root: &Antichess,
+    root_moves: &mut [RootMove],
+    line: usize,
+    depth: i32,
+    mut alpha: Score,
+    beta: Score,
+    reporter: &dyn Reporter,
+) -> Score {
+    let window_alpha = alpha;
     let root_key = ctx.keys.last().copied().unwrap_or_else(|| hash::key(root));
-    let mut alpha = -INFINITY;
-    let beta = INFINITY;
+    let mut best = -INFINITY;
     ctx.nodes += 1;
     for (index, rm) in root_moves.iter_mut().enumerate().skip(line) {
         let m = rm.m;
@@ -282,7 +339,7 @@ fn search_line(
             -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
         } else {
             let probe = -ctx.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
-            if probe > alpha && !ctx.stopped {
+            if probe > alpha && probe < beta && !ctx.stopped {
                 -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
             } else {
                 probe
@@ -290,8 +347,9 @@ fn search_line(
         };
         ctx.keys.pop();
         if ctx.stopped {
-            return;
+            return best;
         }
+        best = best.max(score);
         if score > alpha {
             alpha = score;
             rm.score = score;
@@ -299,18 +357,24 @@ fn search_line(
             rm.pv.clear();
             rm.pv.push(m);
             rm.pv.extend_from_slice(&ctx.pv[1]);
+            if score >= beta {
+                break;
+            }
         }
     }
-    if let Some(best) = root_moves[line..].iter().max_by_key(|rm| rm.score) {
-        ctx.tt.store(
-            root_key,
-            Some(best.m),
-            super::tt::score_to_tt(best.score, 0),
-            0,
-            depth,
-            Bound::Exact,
-        );
+    if best > window_alpha && best < beta {
+        if let Some(top) = root_moves[line..].iter().max_by_key(|rm| rm.score) {
+            ctx.tt.store(
+                root_key,
+                Some(top.m),
+                super::tt::score_to_tt(top.score, 0),
+                0,
+                depth,
+                Bound::Exact,
+            );
+        }
     }
+    best
 }
 
 /// The score of a root move the tables decide, or `None` for a draw (which is searched).

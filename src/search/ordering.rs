@@ -14,6 +14,8 @@ const TT_MOVE: Score = 1_000_000;
 const RECAPTURABLE: Score = 100_000;
 const CAPTURE: Score = 50_000;
 const KILLER: [Score; 2] = [40_000, 39_000];
+/// Ordering scores from here up are the table move, captures and killers.
+pub(super) const KILLER_MIN: Score = 39_000;
 const OFFER: Score = 8_000;
 /// History scores are kept below this.
 pub(super) const HISTORY_MAX: Score = 16_000;
@@ -30,7 +32,7 @@ fn burden(role: Role) -> Score {
 }
 
 /// Whether the opponent attacks `m`'s destination once the move is made.
-fn lands_attacked(pos: &Antichess, m: Move) -> bool {
+pub(super) fn lands_attacked(pos: &Antichess, m: Move) -> bool {
     let board = pos.board();
     let occupied = board.occupied().without(m.from().unwrap_or(m.to()));
     let occupied = match m {

@@ -1,7 +1,5 @@
 //! Search and prover speed on fixed positions; each bench asserts its result.
 
-use std::time::Duration;
-
 use criterion::{criterion_group, criterion_main, Criterion};
 use syotti::{
     proof::{prove, ProofLimits, ProofOutcome},
@@ -15,16 +13,7 @@ fn fixed_depth(c: &mut Criterion) {
     let pos =
         parse_fen("rnbqkbnr/p1pppppp/8/1p6/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2").expect("valid");
     let history = [hash::key(&pos)];
-    let params = SearchParams {
-        rule: StalemateRule::default(),
-        history: &history,
-        multipv: 1,
-        move_overhead: Duration::ZERO,
-        helper: false,
-        tablebases: None,
-        probe_limit: 0,
-        rule50: true,
-    };
+    let params = SearchParams::new(StalemateRule::default(), &history);
     let limits = SearchLimits {
         depth: Some(8),
         ..SearchLimits::default()

@@ -12,7 +12,7 @@
 //!
 //! A tuned set is kept only if it also wins in self-play against the previous build.
 
-use std::{fs, io::Write, time::Duration};
+use std::{fs, io::Write};
 
 use syotti::{
     rules::{parse_fen, Antichess, Color, Game, Position, StalemateRule},
@@ -73,16 +73,7 @@ fn generate(openings: &str, games: usize, nodes: u64, out: &str) -> Result<(), S
             if pos.capture_moves().is_empty() && game.moves().len() >= 4 {
                 quiet.push(syotti::rules::to_fen(&pos));
             }
-            let params = SearchParams {
-                rule,
-                history: game.keys(),
-                multipv: 1,
-                move_overhead: Duration::ZERO,
-                helper: false,
-                tablebases: None,
-                probe_limit: 0,
-                rule50: true,
-            };
+            let params = SearchParams::new(rule, game.keys());
             let result = search(
                 &pos,
                 &params,

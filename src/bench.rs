@@ -63,14 +63,9 @@ pub fn run(depth: u32, tables: Option<&Tablebases>) -> Result<BenchResult, FenEr
         tt.clear();
         let history = [hash::key(&pos)];
         let params = SearchParams {
-            rule: StalemateRule::default(),
-            history: &history,
-            multipv: 1,
-            move_overhead: Duration::ZERO,
-            helper: false,
             tablebases: tables,
             probe_limit: 7,
-            rule50: true,
+            ..SearchParams::new(StalemateRule::default(), &history)
         };
         let control = SearchControl::default();
         nodes += search(&pos, &params, &limits, &tt, &control, &SilentReporter).nodes;

@@ -34,14 +34,8 @@ fn run(
     let pos: Antichess = parse_fen(fen).expect("valid FEN");
     let history = [hash::key(&pos)];
     let params = SearchParams {
-        rule,
-        history: &history,
         multipv,
-        move_overhead: std::time::Duration::ZERO,
-        helper: false,
-        tablebases: None,
-        probe_limit: 0,
-        rule50: true,
+        ..SearchParams::new(rule, &history)
     };
     let tt = TranspositionTable::new(8);
     let control = SearchControl::default();

@@ -92,14 +92,9 @@ fn search_converts_a_table_win_without_a_fifty_move_draw() {
         assert!(game.moves().len() < 200, "no conversion in 200 plies");
         let pos = game.position().clone();
         let params = SearchParams {
-            rule,
-            history: game.keys(),
-            multipv: 1,
-            move_overhead: std::time::Duration::ZERO,
-            helper: false,
             tablebases: Some(&tb),
             probe_limit: 7,
-            rule50: true,
+            ..SearchParams::new(rule, game.keys())
         };
         let limits = SearchLimits {
             depth: Some(6),

@@ -70,15 +70,10 @@ impl SearchContext<'_> {
         mut beta: Score,
         ply: usize,
     ) -> Score {
-        self.pv[ply].clear();
-        if self.tick() {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        let moves = pos.legal_moves();
-        if let Some(score) = self.terminal_score(pos, &moves, ply) {
-            return score;
-        }
+        let moves = match self.enter_node(pos, ply) {
+            Ok(moves) => moves,
+            Err(score) => return score,
+        };
         if ply >= MAX_PLY - 1 {
             return evaluate(pos);
         }

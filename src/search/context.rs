@@ -101,6 +101,21 @@ impl<'a> SearchContext<'a> {
         }
     }
 
+    /// The common start of every node: counts it, then either scores it at once (the search is
+    /// stopping, the game is over, or it is drawn by history) or returns its legal moves.
+    pub fn enter_node(&mut self, pos: &Antichess, ply: usize) -> Result<MoveList, Score> {
+        self.pv[ply].clear();
+        if self.tick() {
+            return Err(0);
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let moves = pos.legal_moves();
+        match self.terminal_score(pos, &moves, ply) {
+            Some(score) => Err(score),
+            None => Ok(moves),
+        }
+    }
+
     /// The score of a node that ends the game or is drawn by history, if it is one.
     pub fn terminal_score(&self, pos: &Antichess, moves: &MoveList, ply: usize) -> Option<Score> {
         if let Some(o) = outcome::position_outcome_with(pos, self.rule, !moves.is_empty()) {

@@ -44,6 +44,22 @@ pub struct SearchParams<'a> {
     pub rule50: bool,
 }
 
+impl<'a> SearchParams<'a> {
+    /// One line, no overhead, no tables: the parameters of an analysis or a test search.
+    pub fn new(rule: StalemateRule, history: &'a [u64]) -> SearchParams<'a> {
+        SearchParams {
+            rule,
+            history,
+            multipv: 1,
+            move_overhead: Duration::ZERO,
+            helper: false,
+            tablebases: None,
+            probe_limit: 0,
+            rule50: true,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 struct RootMove {
     m: Move,

@@ -34,15 +34,10 @@ impl SearchContext<'_> {
         ply: usize,
         choices: usize,
     ) -> Score {
-        self.pv[ply].clear();
-        if self.tick() {
-            return 0;
-        }
-        self.seldepth = self.seldepth.max(ply);
-        let moves = pos.legal_moves();
-        if let Some(score) = self.terminal_score(pos, &moves, ply) {
-            return score;
-        }
+        let moves = match self.enter_node(pos, ply) {
+            Ok(moves) => moves,
+            Err(score) => return score,
+        };
         self.quiescence_moves(pos, &moves, alpha, beta, ply, choices)
     }
 

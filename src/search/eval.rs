@@ -10,7 +10,10 @@
 //! Having to capture ourselves is the liability, but that is not a static term: quiescence never
 //! stands pat while a capture is compulsory, so the evaluation only ever sees quiet positions.
 //!
-//! The weights are a hand-set first version; the strength work tunes them from self-play.
+//! The weights were fitted with `examples/tune.rs` (Texel's method) to 74,669 quiet positions
+//! from 3,000 self-play games at 5,000 nodes a move, and kept after winning in self-play. The fit
+//! made knights an asset and rooks and bishops a burden early on, and raised the bonus for our
+//! pieces standing en prise (the opponent will have to take them) from 12 to 95.
 
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 
@@ -33,11 +36,11 @@ pub struct EvalParams {
 
 impl EvalParams {
     pub const DEFAULT: EvalParams = EvalParams {
-        burden_opening: [50, 70, 120, 200, 60, 10],
-        burden_endgame: [80, -90, -60, -25, 100, -80],
-        mobility: 3,
-        attacked: 12,
-        tempo: 10,
+        burden_opening: [-4, -122, 237, 189, -48, 15],
+        burden_endgame: [102, 158, -67, -28, 168, -99],
+        mobility: 4,
+        attacked: 95,
+        tempo: 62,
     };
 
     /// The weights as one list (for the tuner), and back.

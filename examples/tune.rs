@@ -1,9 +1,12 @@
 //! Tuning the evaluation from self-play results (Texel's method).
 //!
-//! `cargo run --release --example tune -- generate OPENINGS.epd GAMES NODES OUT` plays Syotti
+//! `cargo run --release --example tune -- generate OPENINGS.epd GAMES NODES OUT [RULE]` plays Syotti
 //! against itself from the openings (plus a few random plies, from a fixed seed), each move a
 //! search of NODES nodes, and writes every quiet position (no capture for the side to move) with
 //! the game's result from White's side: `FEN;1` / `FEN;0.5` / `FEN;0`.
+//!
+//! RULE is a stalemate convention (default `stalemated-side-wins`; `fewer-pieces-wins` for
+//! suicide); `tune DATA [RULE]` starts from that convention's weights.
 //!
 //! `cargo run --release --example tune -- tune DATA` fits the weights of `EvalParams` so that
 //! `sigmoid(K * eval)` predicts the results: first the scale K for the current weights, then
@@ -36,7 +39,13 @@ impl Rng {
     }
 }
 
-fn generate(openings: &str, games: usize, nodes: u64, out: &str) -> Result<(), String> {
+fn generate(
+    openings: &str,
+    games: usize,
+    nodes: u64,
+    out: &str,
+    rule: StalemateRule,
+) -> Result<(), String> {
     let text = fs::read_to_string(openings).map_err(|e| format!("{openings}: {e}"))?;
     let starts: Vec<Antichess> = text
         .lines()
@@ -57,7 +66,6 @@ fn generate(openings: &str, games: usize, nodes: u64, out: &str) -> Result<(), S
     };
     let mut positions = 0;
     for g in 0..games {
-        let rule = StalemateRule::StalematedSideWins;
         let mut game = Game::from_position(starts[g % starts.len()].clone(), rule);
         for _ in 0..(rng.next() % 4) {
             let moves = game.legal_moves();
@@ -119,7 +127,7 @@ fn error(data: &[(Antichess, f64)], params: &EvalParams, k: f64) -> f64 {
         / data.len() as f64
 }
 
-fn tune(path: &str) -> Result<(), String> {
+fn tune(path: &str, rule: StalemateRule) -> Result<(), String> {
     let text = fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
     let data: Vec<(Antichess, f64)> = text
         .lines()
@@ -132,7 +140,7 @@ fn tune(path: &str) -> Result<(), String> {
         return Err("no data".into());
     }
     eprintln!("{} positions", data.len());
-    let mut params = EvalParams::DEFAULT;
+    let mut params = *EvalParams::for_rule(rule);
     // The scale: the K that fits the current weights best.
     let mut k = 1.0;
     for step in [0.5, 0.1, 0.02] {
@@ -178,18 +186,27 @@ fn tune(path: &str) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .as_slice()
-    {
-        ["generate", openings, games, nodes, out] => match (games.parse(), nodes.parse()) {
-            (Ok(g), Ok(n)) => generate(openings, g, n, out),
-            _ => Err("GAMES and NODES are numbers".into()),
-        },
-        ["tune", data] => tune(data),
-        _ => Err("usage: tune generate OPENINGS GAMES NODES OUT | tune tune DATA".into()),
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let rule_of = |text: Option<&&str>| -> Result<StalemateRule, String> {
+        text.map_or(Ok(StalemateRule::StalematedSideWins), |t| {
+            t.parse()
+                .map_err(|e: syotti::rules::convention::ParseStalemateRuleError| e.to_string())
+        })
+    };
+    let result = match words.as_slice() {
+        ["generate", openings, games, nodes, out, rest @ ..] if rest.len() <= 1 => {
+            match (games.parse(), nodes.parse(), rule_of(rest.first())) {
+                (Ok(g), Ok(n), Ok(rule)) => generate(openings, g, n, out, rule),
+                (_, _, Err(e)) => Err(e),
+                _ => Err("GAMES and NODES are numbers".into()),
+            }
+        }
+        ["tune", data, rest @ ..] if rest.len() <= 1 => {
+            rule_of(rest.first()).and_then(|rule| tune(data, rule))
+        }
+        _ => Err(
+            "usage: tune generate OPENINGS GAMES NODES OUT [RULE] | tune tune DATA [RULE]".into(),
+        ),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

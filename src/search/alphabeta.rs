@@ -15,7 +15,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::SearchContext,
-    eval::evaluate,
+    eval::evaluate_with,
     ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt},
     Bound, Score, INFINITY, MATE, MAX_PLY,
@@ -75,7 +75,7 @@ impl SearchContext<'_> {
             Err(score) => return score,
         };
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return evaluate_with(pos, self.eval);
         }
         // Mate distance pruning: no line from here beats a win found closer to the root.
         alpha = alpha.max(-(MATE - ply as Score));

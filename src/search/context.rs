@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{variant::Antichess, Color, Move, MoveList, Position};
 
-use super::{tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY, TB_WIN};
+use super::{
+    eval::EvalParams, tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY, TB_WIN,
+};
 use crate::{
     rules::{game, outcome, StalemateRule},
     tablebase::Tablebases,
@@ -21,6 +23,8 @@ pub(super) struct SearchContext<'a> {
     pub tt: &'a TranspositionTable,
     pub control: &'a SearchControl,
     pub rule: StalemateRule,
+    /// The evaluation weights for `rule`.
+    pub eval: &'static EvalParams,
     /// Keys of the game so far and of the current path, the current node last.
     pub keys: Vec<u64>,
     pub nodes: u64,
@@ -54,6 +58,7 @@ impl<'a> SearchContext<'a> {
             tt,
             control,
             rule,
+            eval: EvalParams::for_rule(rule),
             keys: history_keys.to_vec(),
             nodes: 0,
             seldepth: 0,

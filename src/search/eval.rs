@@ -18,6 +18,7 @@
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 
 use super::{Score, EVAL_LIMIT};
+use crate::rules::StalemateRule;
 
 /// The evaluation's weights. `EvalParams::DEFAULT` is what the engine plays with;
 /// `examples/tune.rs` fits them to game results.
@@ -42,6 +43,17 @@ impl EvalParams {
         attacked: 95,
         tempo: 62,
     };
+
+    /// Under FICS suicide rules (a stalemate is won by the side with fewer pieces).
+    pub const SUICIDE: EvalParams = EvalParams::DEFAULT;
+
+    /// The weights the engine plays with under a stalemate convention.
+    pub const fn for_rule(rule: StalemateRule) -> &'static EvalParams {
+        match rule {
+            StalemateRule::StalematedSideWins | StalemateRule::Draw => &EvalParams::DEFAULT,
+            StalemateRule::FewerPiecesWins => &EvalParams::SUICIDE,
+        }
+    }
 
     /// The weights as one list (for the tuner), and back.
     pub fn to_vec(&self) -> Vec<Score> {

@@ -13,7 +13,7 @@ use shakmaty::{variant::Antichess, MoveList, Position};
 
 use super::{
     context::SearchContext,
-    eval::evaluate,
+    eval::evaluate_with,
     ordering::{pick, score_moves},
     Score, INFINITY, MAX_PLY,
 };
@@ -55,7 +55,7 @@ impl SearchContext<'_> {
         let capturing = moves.first().is_some_and(|m| m.is_capture());
         let choices = choices + usize::from(moves.len() > 1);
         if !capturing || choices > MAX_CHOICES || ply >= MAX_PLY.min(self.root_ply_cap()) {
-            return evaluate(pos);
+            return evaluate_with(pos, self.eval);
         }
         let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
         let mut scored = score_moves(self, pos, moves, None, ply);

@@ -28,7 +28,7 @@ pub const EXIT_BAD_INPUT: u8 = 2;
     long_about = "Syotti plays antichess (losing chess, suicide chess, giveaway): captures are \
                   compulsory and you win by losing all your pieces.\n\nRun without arguments to \
                   start the UCI engine (for Cute Chess, cutechess-cli, lichess-bot).",
-    after_help = "Examples:\n  syotti                      start the UCI engine\n  syotti perft 5              count move paths from the start position\n  syotti perft 3 --fen '8/8/p7/8/8/8/7P/8 w - - 0 1' --divide"
+    after_help = "Examples:\n  syotti                      start the UCI engine\n  syotti analyse --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1'\n  syotti analyse --pgn game.pgn --out annotated.pgn\n  syotti prove --moves e2e4 --out e4.proof\n  syotti verify e4.proof\n  syotti perft 6\n  syotti bench\n\nStalemate conventions (--variant, --stalemate; UCI_Variant, Stalemate): antichess = the\nstalemated side wins (lichess, default); suicide = fewer pieces wins (FICS); draw.\nSee README.md for the UCI options, the JSON output and the proof file format."
 )]
 pub struct Cli {
     #[command(subcommand)]

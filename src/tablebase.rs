@@ -157,15 +157,22 @@ impl Tablebases {
                 };
                 (wdl, Some(0))
             } else {
-                // Without a DTZ table (KBNvK) the WDL after zeroing is the best there is.
-                let child_wdl = match (m.is_zeroing(), self.dtz(&child, rule, limit)) {
-                    (false, Some(dtz)) => Wdl::from_dtz(Dtz(dtz)),
-                    _ => self.wdl_after_zeroing(&child, rule, limit)?,
+                // A zeroing move is 0 plies from zeroing; otherwise one DTZ probe gives both the
+                // WDL and the distance. Without a DTZ table (KBNvK) the WDL after zeroing is
+                // the best there is.
+                let child_dtz = if m.is_zeroing() {
+                    None
+                } else {
+                    self.dtz(&child, rule, limit)
+                };
+                let child_wdl = match child_dtz {
+                    Some(dtz) => Wdl::from_dtz(Dtz(dtz)),
+                    None => self.wdl_after_zeroing(&child, rule, limit)?,
                 };
                 let dtz = if m.is_zeroing() {
                     Some(0)
                 } else {
-                    self.dtz(&child, rule, limit).map(|d| -d)
+                    child_dtz.map(|d| -d)
                 };
                 (-child_wdl, dtz)
             };

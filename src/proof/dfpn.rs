@@ -342,6 +342,11 @@ impl<'a> Dfpn<'a> {
         if let Some(values) = self.rules_values(pos, key, count) {
             return values;
         }
+        self.mid_until_solved(pos, key)
+    }
+
+    /// Searches `pos` with infinite thresholds until it is solved or the budget ends.
+    fn mid_until_solved(&mut self, pos: &Antichess, key: u64) -> (Pn, Pn) {
         let mut values = (1, 1);
         while values.0 != 0 && values.1 != 0 && !self.aborted {
             values = self.mid(pos, key, PN_INFINITY, PN_INFINITY);
@@ -375,10 +380,7 @@ impl<'a> Dfpn<'a> {
     /// the table's values below it respect this path's repetitions. True if it is proved.
     pub fn reprove_on_path(&mut self, pos: &Antichess, key: u64) -> bool {
         self.path.pop();
-        let mut values = (1, 1);
-        while values.0 != 0 && values.1 != 0 && !self.aborted {
-            values = self.mid(pos, key, PN_INFINITY, PN_INFINITY);
-        }
+        let values = self.mid_until_solved(pos, key);
         self.path.push(key);
         values.0 == 0
     }

@@ -21,7 +21,10 @@
 //! pawn move) has the word `tablebase` instead of moves; the verifier probes it again. The tree is
 //! a DAG: a position reached twice is written once.
 
-use std::{collections::HashSet, fmt::Write as _};
+use std::{
+    collections::{HashMap, HashSet},
+    fmt::Write as _,
+};
 
 use shakmaty::{fen::Fen, variant::Antichess, Color, EnPassantMode, Move, Position};
 
@@ -48,26 +51,28 @@ pub struct ProofTree {
 }
 
 impl ProofTree {
+    /// The moves listed for each position of the proof.
+    fn moves_by_position(&self) -> HashMap<&str, &Vec<Move>> {
+        self.entries
+            .iter()
+            .map(|(id, moves)| (id.as_str(), moves))
+            .collect()
+    }
+
     /// The winner's first move, when the winner is to move at the root.
     pub fn root_move(&self) -> Option<Move> {
         if self.root.turn() != self.winner {
             return None;
         }
-        let id = position_id(&self.root);
-        self.entries
-            .iter()
-            .find(|(pos, _)| *pos == id)
-            .and_then(|(_, moves)| moves.first().copied())
+        self.moves_by_position()
+            .get(position_id(&self.root).as_str())
+            .and_then(|moves| moves.first().copied())
     }
 
     /// The main line: the winner's moves, and for the loser the reply with the longest subtree
     /// is not known here, so the first listed reply.
     pub fn main_line(&self, max_plies: usize) -> Vec<Move> {
-        let index: std::collections::HashMap<&str, &Vec<Move>> = self
-            .entries
-            .iter()
-            .map(|(id, moves)| (id.as_str(), moves))
-            .collect();
+        let index = self.moves_by_position();
         let mut pos = self.root.clone();
         let mut line = Vec::new();
         while line.len() < max_plies {
@@ -84,12 +89,8 @@ impl ProofTree {
     /// Plies from the root to the farthest leaf: the winner's moves as written, every reply of
     /// the loser. The win comes in at most `(depth + 1) / 2` moves of the winner.
     pub fn depth(&self) -> u32 {
-        let index: std::collections::HashMap<&str, &Vec<Move>> = self
-            .entries
-            .iter()
-            .map(|(id, moves)| (id.as_str(), moves))
-            .collect();
-        let mut memo = std::collections::HashMap::new();
+        let index = self.moves_by_position();
+        let mut memo = HashMap::new();
         depth_below(&self.root, &index, &mut memo, 0)
     }
 
@@ -119,8 +120,8 @@ impl ProofTree {
 
 fn depth_below(
     pos: &Antichess,
-    index: &std::collections::HashMap<&str, &Vec<Move>>,
-    memo: &mut std::collections::HashMap<String, u32>,
+    index: &HashMap<&str, &Vec<Move>>,
+    memo: &mut HashMap<String, u32>,
     guard: usize,
 ) -> u32 {
     let id = position_id(pos);

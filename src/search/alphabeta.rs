@@ -18,9 +18,41 @@ use super::{
     eval::evaluate_with,
     ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt},
-    Bound, Score, INFINITY, MATE, MAX_PLY,
+    Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
 use crate::rules::hash;
+
+/// Base reductions by depth and move index: `0.75 + ln(depth) ln(index) / 2.25`, the shape
+/// Stockfish-family engines use.
+struct LmrTable([[i32; 64]; 64]);
+
+impl LmrTable {
+    fn new() -> LmrTable {
+        let mut t = [[0; 64]; 64];
+        for (d, row) in t.iter_mut().enumerate().skip(1) {
+            for (i, r) in row.iter_mut().enumerate().skip(1) {
+                *r = (0.75 + (d as f64).ln() * (i as f64).ln() / 2.25) as i32;
+            }
+        }
+        LmrTable(t)
+    }
+
+    fn get(&self, depth: usize, index: usize) -> i32 {
+        self.0[depth.min(63)][index.min(63)]
+    }
+}
+
+static LMR_TABLE: once_cell::sync::Lazy<LmrTable> = once_cell::sync::Lazy::new(LmrTable::new);
+
+/// Reverse futility pruning: at a quiet node this shallow, a static evaluation this far above
+/// beta is taken as a fail high without searching.
+const RFP_DEPTH: i32 = 5;
+const RFP_MARGIN: Score = 100;
+
+/// Late-move pruning: at a quiet non-PV node of depth `d`, quiet moves after the first
+/// `LMP_BASE + d * d` that neither offer a piece nor promote are not searched.
+const LMP_DEPTH: i32 = 3;
+const LMP_BASE: usize = 4;
 
 /// Plies to cut from the search of a late quiet move (verified at full depth if it beats alpha).
 ///
@@ -42,10 +74,7 @@ fn late_move_reduction(
     if lands_attacked(pos, m) {
         return 0;
     }
-    let mut r = 1;
-    if index >= 8 && depth >= 5 {
-        r += 1;
-    }
+    let mut r = LMR_TABLE.get(depth as usize, index);
     if pv_node {
         r -= 1;
     }
@@ -122,6 +151,20 @@ impl SearchContext<'_> {
             depth += 1;
         }
 
+        // A capture is compulsory whenever one exists, so a node is either all captures or all
+        // quiet moves. Pruning on the static evaluation only happens at quiet nodes.
+        let quiet_node = moves.first().is_some_and(|m| !m.is_capture());
+        let decided =
+            beta.abs() >= TB_WIN - MAX_PLY as Score || alpha.abs() >= TB_WIN - MAX_PLY as Score;
+        if !pv_node && quiet_node && !decided && depth <= RFP_DEPTH {
+            let eval = evaluate_with(pos, self.eval);
+            if eval - RFP_MARGIN * depth >= beta {
+                return eval;
+            }
+        }
+        let lmp_limit = (!pv_node && quiet_node && !decided && depth <= LMP_DEPTH)
+            .then(|| LMP_BASE + (depth * depth) as usize);
+
         let original_alpha = alpha;
         let mut scored = score_moves(self, pos, &moves, tt_move, ply);
         let mut best = -INFINITY;
@@ -129,6 +172,14 @@ impl SearchContext<'_> {
         let mut tried: Vec<Move> = Vec::with_capacity(scored.len());
         for index in 0..scored.len() {
             let m = pick(&mut scored, index);
+            if lmp_limit.is_some_and(|limit| index >= limit)
+                && best > -MATE_BOUND
+                && scored[index].1 < KILLER_MIN
+                && !m.is_promotion()
+                && !lands_attacked(pos, m)
+            {
+                continue;
+            }
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.keys.push(hash::key_after(pos, key, m, &child));

@@ -158,6 +158,7 @@ fn tune(path: &str, rule: StalemateRule) -> Result<(), String> {
     let start = error(&data, &params, k);
     eprintln!("K = {k:.2}, error {start:.6}");
     let mut weights = params.to_vec();
+    let mut current = start;
     for step in [8, 4, 2, 1] {
         let mut improved = true;
         while improved {
@@ -169,9 +170,11 @@ fn tune(path: &str, rule: StalemateRule) -> Result<(), String> {
                     let Some(candidate) = EvalParams::from_slice(&trial) else {
                         continue;
                     };
-                    if error(&data, &candidate, k) < error(&data, &params, k) {
+                    let e = error(&data, &candidate, k);
+                    if e < current {
                         weights = trial;
                         params = candidate;
+                        current = e;
                         improved = true;
                     }
                 }

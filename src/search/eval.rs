@@ -69,9 +69,10 @@ impl EvalParams {
         pawn_rank: [-44, 1, 26, 69, 128],
     };
 
-    /// Under FICS suicide rules (a stalemate is won by the side with fewer pieces). A set tuned on
-    /// 76,246 positions of suicide self-play scored only 52.0% (+46 =12 -42) against the
-    /// round-2 weights in 100 games, so suicide plays with the default weights for now.
+    /// Under FICS suicide rules (a stalemate is won by the side with fewer pieces). Two sets tuned
+    /// on suicide self-play did not beat the default weights in suicide self-play: 52.0%
+    /// (+46 =12 -42, round 2, 76,246 positions) and 48.0% (+40 =16 -44, round 4's terms on
+    /// 75,266 positions), 100 games each, so suicide plays with the default weights.
     pub const SUICIDE: EvalParams = EvalParams::DEFAULT;
 
     /// The weights the engine plays with under a stalemate convention.

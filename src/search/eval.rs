@@ -191,12 +191,14 @@ pub fn evaluate_with(pos: &Antichess, params: &EvalParams) -> Score {
     let pieces = board.occupied().count() as i32;
     let phase = pieces.min(FULL_PHASE);
 
+    // Between the opening and the endgame weight by the number of pieces on the board.
+    let taper = |opening: Score, endgame: Score| {
+        (opening * phase + endgame * (FULL_PHASE - phase)) / FULL_PHASE
+    };
     let mut burden = 0;
     for role in Role::ALL {
         let i = role_index(role);
-        let cost = (params.burden_opening[i] * phase
-            + params.burden_endgame[i] * (FULL_PHASE - phase))
-            / FULL_PHASE;
+        let cost = taper(params.burden_opening[i], params.burden_endgame[i]);
         let ours = (board.by_role(role) & board.by_color(us)).count() as Score;
         let theirs = (board.by_role(role) & board.by_color(!us)).count() as Score;
         burden += cost * (theirs - ours);
@@ -207,9 +209,6 @@ pub fn evaluate_with(pos: &Antichess, params: &EvalParams) -> Score {
     let pushes = ours.pawn_pushes - theirs.pawn_pushes;
     let mobility = params.mobility * (ours.piece_moves - theirs.piece_moves + pushes)
         + params.pawn_mobility * pushes;
-    let taper = |opening: Score, endgame: Score| {
-        (opening * phase + endgame * (FULL_PHASE - phase)) / FULL_PHASE
-    };
     // Our pieces under attack: after our move the opponent may have to take one of them.
     let forcing = taper(params.attacked, params.attacked_endgame) * theirs.attacks;
     let pawns = pawn_terms(board, us, params) - pawn_terms(board, !us, params);

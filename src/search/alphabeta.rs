@@ -54,24 +54,18 @@ const RFP_MARGIN: Score = 100;
 const LMP_DEPTH: i32 = 3;
 const LMP_BASE: usize = 4;
 
-/// Plies to cut from the search of a late quiet move (verified at full depth if it beats alpha).
-///
-/// Only quiet nodes reduce: when a capture exists it is compulsory and every move is one. Never
-/// reduced: the first moves, killers and the table move (ordering score at least `KILLER_MIN`),
-/// promotions, and moves that offer a piece, which force the opponent to capture.
-fn late_move_reduction(
-    pos: &Antichess,
-    m: Move,
-    index: usize,
-    depth: i32,
-    pv_node: bool,
-    ordering_score: Score,
-) -> i32 {
-    if depth < 3 || index < 3 || m.is_capture() || m.is_promotion() || ordering_score >= KILLER_MIN
-    {
-        return 0;
-    }
-    if lands_attacked(pos, m) {
+/// Whether `m` is an ordinary quiet move, the only kind late-move reductions and pruning touch:
+/// not a capture (when a capture exists it is compulsory and every move is one), not a
+/// promotion, not the table move or a killer (ordering score at least `KILLER_MIN`), and not a
+/// move that offers a piece, which forces the opponent to capture.
+fn is_ordinary_quiet(pos: &Antichess, m: Move, ordering_score: Score) -> bool {
+    !m.is_capture() && !m.is_promotion() && ordering_score < KILLER_MIN && !lands_attacked(pos, m)
+}
+
+/// Plies to cut from the search of a late ordinary quiet move (verified at full depth if it
+/// beats alpha). The first three moves are never reduced.
+fn late_move_reduction(ordinary: bool, index: usize, depth: i32, pv_node: bool) -> i32 {
+    if depth < 3 || index < 3 || !ordinary {
         return 0;
     }
     let mut r = LMR_TABLE.get(depth as usize, index);
@@ -172,12 +166,12 @@ impl SearchContext<'_> {
         let mut tried: Vec<Move> = Vec::with_capacity(scored.len());
         for index in 0..scored.len() {
             let m = pick(&mut scored, index);
-            if lmp_limit.is_some_and(|limit| index >= limit)
-                && best > -MATE_BOUND
-                && scored[index].1 < KILLER_MIN
-                && !m.is_promotion()
-                && !lands_attacked(pos, m)
-            {
+            // Asked once per move, and only where a reduction or pruning could follow (the
+            // pruning limit is never below three moves).
+            let ordinary = index >= 3
+                && (depth >= 3 || lmp_limit.is_some())
+                && is_ordinary_quiet(pos, m, scored[index].1);
+            if ordinary && lmp_limit.is_some_and(|limit| index >= limit) && best > -MATE_BOUND {
                 continue;
             }
             let mut child = pos.clone();
@@ -186,7 +180,7 @@ impl SearchContext<'_> {
             let score = if index == 0 {
                 -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
             } else {
-                let reduction = late_move_reduction(pos, m, index, depth, pv_node, scored[index].1);
+                let reduction = late_move_reduction(ordinary, index, depth, pv_node);
                 let mut probe =
                     -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
                 if probe > alpha && reduction > 0 && !self.stopped {

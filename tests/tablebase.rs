@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use syotti::{
-    rules::{hash, parse_fen, StalemateRule},
+    rules::{parse_fen, StalemateRule},
     search::{tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SilentReporter},
     tablebase::Tablebases,
 };
@@ -109,7 +109,6 @@ fn search_converts_a_table_win_without_a_fifty_move_draw() {
             &SilentReporter,
         );
         game.play(result.best.expect("a move")).expect("legal");
-        let _ = hash::key(&pos);
     }
     let outcome = game.outcome().expect("over");
     assert_eq!(outcome.winner, Some(winner), "{outcome}");

@@ -49,6 +49,9 @@ static LMR_TABLE: once_cell::sync::Lazy<LmrTable> = once_cell::sync::Lazy::new(L
 const RFP_DEPTH: i32 = 5;
 const RFP_MARGIN: Score = 100;
 
+/// Internal iterative reduction applies from this depth.
+const IIR_DEPTH: i32 = 4;
+
 /// Late-move pruning: at a quiet non-PV node of depth `d`, quiet moves after the first
 /// `LMP_BASE + d * d` that neither offer a piece nor promote are not searched.
 const LMP_DEPTH: i32 = 3;
@@ -140,6 +143,12 @@ impl SearchContext<'_> {
             }
         }
         let tt_move = self.tt_move(&moves, key);
+        // Internal iterative reduction: a deep node the table knows nothing about is probably
+        // not on the principal line; search it a ply shallower (the next iteration fills the
+        // table for it).
+        if tt_move.is_none() && depth >= IIR_DEPTH && moves.len() > 1 {
+            depth -= 1;
+        }
 
         if moves.len() == 1 && (ply as i32) < 2 * self.root_depth {
             depth += 1;

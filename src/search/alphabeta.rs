@@ -7,7 +7,8 @@
 //! common and cost almost nothing to follow.
 //!
 //! Late quiet moves are searched one or two plies shallower first (late-move reductions) and
-//! again at full depth if they beat alpha. There is no null-move pruning: in antichess the side
+//! again at full depth if they beat alpha, and a deep node the table has no move for is searched a
+//! ply shallower (internal iterative reduction). There is no null-move pruning: in antichess the side
 //! to move is very often in zugzwang (any move it makes helps the opponent), which is exactly
 //! where a null move lies.
 

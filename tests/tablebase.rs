@@ -115,6 +115,43 @@ fn search_converts_a_table_win_without_a_fifty_move_draw() {
 }
 
 #[test]
+fn a_drawn_root_is_reported_as_a_draw() {
+    use syotti::rules::Position;
+    let tb = tables();
+    let rule = StalemateRule::default();
+    // Queen and pawn against a king: the tables say draw, and only some moves keep it.
+    let pos = parse_fen("2Q5/8/4P3/8/6k1/8/8/8 w - - 7 32").expect("valid");
+    let ranked = tb.rank_root(&pos, rule, 7).expect("in the tables");
+    assert_eq!(ranked[0].wdl as i32, 0, "the best result is a draw");
+    let drawing: Vec<_> = ranked
+        .iter()
+        .filter(|r| r.wdl as i32 == 0)
+        .map(|r| r.m)
+        .collect();
+    assert!(drawing.len() < pos.legal_moves().len(), "some moves lose");
+    let history = [syotti::rules::hash::key(&pos)];
+    let params = SearchParams {
+        tablebases: Some(&tb),
+        probe_limit: 7,
+        ..SearchParams::new(rule, &history)
+    };
+    let limits = SearchLimits {
+        depth: Some(6),
+        ..SearchLimits::default()
+    };
+    let result = syotti::search::search(
+        &pos,
+        &params,
+        &limits,
+        &TranspositionTable::new(8),
+        &SearchControl::default(),
+        &SilentReporter,
+    );
+    assert_eq!(result.score, 0);
+    assert!(drawing.contains(&result.best.expect("a move")));
+}
+
+#[test]
 fn prover_uses_tables_as_solved_leaves() {
     use syotti::proof::{
         dfpn::prove_with_tables,

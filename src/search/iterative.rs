@@ -123,6 +123,9 @@ pub fn search(
                 .filter(|r| allowed.contains(&r.m))
                 .collect::<Vec<_>>()
         });
+    // A drawn root is reported as the draw it is; the search only chooses among the drawing moves.
+    let table_draw =
+        matches!(ranked.as_deref(), Some([best, ..]) if table_score(best, params.rule50).is_none());
     let allowed = match ranked.as_deref() {
         Some([best, ..]) => {
             if let Some(score) = table_score(best, params.rule50) {
@@ -219,7 +222,20 @@ pub fn search(
                 });
             if improved {
                 sort_root(&mut root_moves);
-                report(&ctx, &root_moves, 1, depth as u32, Bound::Lower, reporter);
+                let bound = if table_draw {
+                    Bound::Exact
+                } else {
+                    Bound::Lower
+                };
+                report(
+                    &ctx,
+                    &root_moves,
+                    1,
+                    depth as u32,
+                    bound,
+                    table_draw,
+                    reporter,
+                );
             } else {
                 root_moves = snapshot;
             }
@@ -234,6 +250,7 @@ pub fn search(
             lines,
             completed_depth,
             Bound::Exact,
+            table_draw,
             reporter,
         );
 
@@ -263,11 +280,7 @@ pub fn search(
     SearchResult {
         best: Some(best.m),
         ponder: best.pv.get(1).copied(),
-        score: if best.score > -INFINITY {
-            best.score
-        } else {
-            best.previous_score
-        },
+        score: shown_score(best, table_draw),
         depth: completed_depth,
         nodes: ctx.nodes,
         pv: best.pv.clone(),
@@ -405,23 +418,31 @@ fn table_score(ranked: &RankedMove, rule50: bool) -> Option<Score> {
     }
 }
 
+/// The score to show for a root move: its last completed one, or 0 at a root the tables draw.
+fn shown_score(rm: &RootMove, table_draw: bool) -> Score {
+    if table_draw {
+        0
+    } else if rm.score > -INFINITY {
+        rm.score
+    } else {
+        rm.previous_score
+    }
+}
+
 fn report(
     ctx: &SearchContext,
     root_moves: &[RootMove],
     lines: usize,
     depth: u32,
     bound: Bound,
+    table_draw: bool,
     reporter: &dyn Reporter,
 ) {
     let elapsed = ctx.start.elapsed();
     let nps = (ctx.nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64;
     let hashfull = ctx.tt.hashfull();
     for (index, rm) in root_moves.iter().take(lines).enumerate() {
-        let score = if rm.score > -INFINITY {
-            rm.score
-        } else {
-            rm.previous_score
-        };
+        let score = shown_score(rm, table_draw);
         reporter.info(&SearchInfo {
             depth,
             seldepth: rm.seldepth.max(depth as usize) as u32,

@@ -20,7 +20,7 @@ use super::{
 use crate::rules::hash;
 
 /// Nodes with a choice of captures followed at most below the main search.
-const MAX_CHOICES: usize = 4;
+const MAX_CHOICES: usize = 3;
 /// Capture plies followed at most below the main search.
 pub(super) const MAX_CAPTURE_PLIES: usize = 32;
 

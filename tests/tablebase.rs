@@ -5,7 +5,10 @@ use std::path::PathBuf;
 
 use syotti::{
     rules::{parse_fen, StalemateRule},
-    search::{tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SilentReporter},
+    search::{
+        tt::TranspositionTable, SearchControl, SearchLimits, SearchParams, SearchResult,
+        SilentReporter,
+    },
     tablebase::Tablebases,
 };
 
@@ -79,6 +82,33 @@ fn pos_moves(pos: &syotti::rules::Antichess) -> usize {
     pos.legal_moves().len()
 }
 
+/// A depth-6 search of `pos` (game keys `history`, `pos` last) that probes the tables.
+fn search_with_tables(
+    pos: &syotti::rules::Antichess,
+    rule: StalemateRule,
+    history: &[u64],
+    tb: &Tablebases,
+    tt: &TranspositionTable,
+) -> SearchResult {
+    let params = SearchParams {
+        tablebases: Some(tb),
+        probe_limit: 7,
+        ..SearchParams::new(rule, history)
+    };
+    let limits = SearchLimits {
+        depth: Some(6),
+        ..SearchLimits::default()
+    };
+    syotti::search::search(
+        pos,
+        &params,
+        &limits,
+        tt,
+        &SearchControl::default(),
+        &SilentReporter,
+    )
+}
+
 #[test]
 fn search_converts_a_table_win_without_a_fifty_move_draw() {
     use syotti::rules::{Game, Position};
@@ -91,23 +121,7 @@ fn search_converts_a_table_win_without_a_fifty_move_draw() {
     while game.outcome().is_none() {
         assert!(game.moves().len() < 200, "no conversion in 200 plies");
         let pos = game.position().clone();
-        let params = SearchParams {
-            tablebases: Some(&tb),
-            probe_limit: 7,
-            ..SearchParams::new(rule, game.keys())
-        };
-        let limits = SearchLimits {
-            depth: Some(6),
-            ..SearchLimits::default()
-        };
-        let result = syotti::search::search(
-            &pos,
-            &params,
-            &limits,
-            &tt,
-            &SearchControl::default(),
-            &SilentReporter,
-        );
+        let result = search_with_tables(&pos, rule, game.keys(), &tb, &tt);
         game.play(result.best.expect("a move")).expect("legal");
     }
     let outcome = game.outcome().expect("over");
@@ -130,23 +144,7 @@ fn a_drawn_root_is_reported_as_a_draw() {
         .collect();
     assert!(drawing.len() < pos.legal_moves().len(), "some moves lose");
     let history = [syotti::rules::hash::key(&pos)];
-    let params = SearchParams {
-        tablebases: Some(&tb),
-        probe_limit: 7,
-        ..SearchParams::new(rule, &history)
-    };
-    let limits = SearchLimits {
-        depth: Some(6),
-        ..SearchLimits::default()
-    };
-    let result = syotti::search::search(
-        &pos,
-        &params,
-        &limits,
-        &TranspositionTable::new(8),
-        &SearchControl::default(),
-        &SilentReporter,
-    );
+    let result = search_with_tables(&pos, rule, &history, &tb, &TranspositionTable::new(8));
     assert_eq!(result.score, 0);
     assert!(drawing.contains(&result.best.expect("a move")));
 }

@@ -222,17 +222,12 @@ pub fn search(
                 });
             if improved {
                 sort_root(&mut root_moves);
-                let bound = if table_draw {
-                    Bound::Exact
-                } else {
-                    Bound::Lower
-                };
                 report(
                     &ctx,
                     &root_moves,
                     1,
                     depth as u32,
-                    bound,
+                    Bound::Lower,
                     table_draw,
                     reporter,
                 );
@@ -441,6 +436,8 @@ fn report(
     let elapsed = ctx.start.elapsed();
     let nps = (ctx.nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64;
     let hashfull = ctx.tt.hashfull();
+    // The tables' draw is exact whatever the search's bound.
+    let bound = if table_draw { Bound::Exact } else { bound };
     for (index, rm) in root_moves.iter().take(lines).enumerate() {
         let score = shown_score(rm, table_draw);
         reporter.info(&SearchInfo {

@@ -19,8 +19,9 @@ use super::{
 };
 use crate::rules::hash;
 
-/// Nodes with a choice of captures followed at most below the main search.
-const MAX_CHOICES: usize = 3;
+/// Nodes with a choice of captures followed at most below the main search. Two won in self-play
+/// against three (54.5% over 400 games), three against four, and six lost against four.
+const MAX_CHOICES: usize = 2;
 /// Capture plies followed at most below the main search.
 pub(super) const MAX_CAPTURE_PLIES: usize = 32;
 

@@ -81,7 +81,7 @@ fn late_move_reduction(ordinary: bool, index: usize, depth: i32, pv_node: bool) 
 
 impl SearchContext<'_> {
     /// Finds the legal move matching a transposition-table hint.
-    pub(super) fn tt_move(&self, moves: &shakmaty::MoveList, key: u64) -> Option<Move> {
+    pub(super) fn tt_move(&self, moves: &[Move], key: u64) -> Option<Move> {
         let hint = self.tt.probe(key)?.uci_move?;
         moves
             .iter()

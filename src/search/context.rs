@@ -6,13 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use shakmaty::{variant::Antichess, Color, Move, MoveList, Position};
+use shakmaty::{variant::Antichess, Color, Move, Position};
 
 use super::{
     eval::EvalParams, tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY, TB_WIN,
 };
 use crate::{
-    rules::{game, outcome, StalemateRule},
+    rules::{game, movegen, outcome, StalemateRule},
     tablebase::Tablebases,
 };
 
@@ -108,13 +108,13 @@ impl<'a> SearchContext<'a> {
 
     /// The common start of every node: counts it, then either scores it at once (the search is
     /// stopping, the game is over, or it is drawn by history) or returns its legal moves.
-    pub fn enter_node(&mut self, pos: &Antichess, ply: usize) -> Result<MoveList, Score> {
+    pub fn enter_node(&mut self, pos: &Antichess, ply: usize) -> Result<Vec<Move>, Score> {
         self.pv[ply].clear();
         if self.tick() {
             return Err(0);
         }
         self.seldepth = self.seldepth.max(ply);
-        let moves = pos.legal_moves();
+        let moves = movegen::legal_moves(pos);
         match self.terminal_score(pos, &moves, ply) {
             Some(score) => Err(score),
             None => Ok(moves),
@@ -122,7 +122,7 @@ impl<'a> SearchContext<'a> {
     }
 
     /// The score of a node that ends the game or is drawn by history, if it is one.
-    pub fn terminal_score(&self, pos: &Antichess, moves: &MoveList, ply: usize) -> Option<Score> {
+    pub fn terminal_score(&self, pos: &Antichess, moves: &[Move], ply: usize) -> Option<Score> {
         if let Some(o) = outcome::position_outcome_with(pos, self.rule, !moves.is_empty()) {
             return Some(match o.winner {
                 Some(c) if c == pos.turn() => MATE - ply as Score,

@@ -174,9 +174,8 @@ pub fn search(
     }
 
     // Initial order: the table's move and the static ordering.
-    let allowed_list: shakmaty::MoveList = allowed.iter().copied().collect();
-    let tt_move = ctx.tt_move(&allowed_list, root_key);
-    let mut scored = score_moves(&ctx, root, &allowed_list, tt_move, 0);
+    let tt_move = ctx.tt_move(&allowed, root_key);
+    let mut scored = score_moves(&ctx, root, &allowed, tt_move, 0);
     scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
     let mut root_moves: Vec<RootMove> = scored
         .into_iter()

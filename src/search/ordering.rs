@@ -6,7 +6,7 @@
 //! quiet moves, killers and history come first, and a move that offers a piece (to a square the
 //! opponent attacks) gets a bonus: it forces the opponent to capture.
 
-use shakmaty::{variant::Antichess, Move, MoveList, Position, Role};
+use shakmaty::{variant::Antichess, Move, Position, Role};
 
 use super::{context::SearchContext, Score};
 
@@ -54,7 +54,7 @@ pub(super) fn lands_attacked(pos: &Antichess, m: Move) -> bool {
 pub(super) fn score_moves(
     ctx: &SearchContext,
     pos: &Antichess,
-    moves: &MoveList,
+    moves: &[Move],
     tt_move: Option<Move>,
     ply: usize,
 ) -> Vec<(Move, Score)> {

@@ -9,7 +9,7 @@
 //! nothing to follow, but each node with a choice of captures uses up one unit of a small budget;
 //! when it is spent, the position is scored statically. A plain ply cap guards the rest.
 
-use shakmaty::{variant::Antichess, MoveList, Position};
+use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::SearchContext,
@@ -46,7 +46,7 @@ impl SearchContext<'_> {
     pub(super) fn quiescence_moves(
         &mut self,
         pos: &Antichess,
-        moves: &MoveList,
+        moves: &[Move],
         mut alpha: Score,
         beta: Score,
         ply: usize,

@@ -25,7 +25,11 @@ use shakmaty_syzygy::Wdl;
 
 use super::{table::ProofTable, tree, Pn, ProofLimits, PN_INFINITY};
 use crate::{
-    rules::{game, hash, movegen::count_legal_moves, outcome, StalemateRule},
+    rules::{
+        game, hash,
+        movegen::{count_legal_moves, legal_moves},
+        outcome, StalemateRule,
+    },
     tablebase::Tablebases,
 };
 
@@ -199,9 +203,9 @@ impl<'a> Dfpn<'a> {
     }
 
     fn expand(&self, pos: &Antichess, key: u64) -> Vec<Child> {
-        pos.legal_moves()
-            .iter()
-            .map(|&m| {
+        legal_moves(pos)
+            .into_iter()
+            .map(|m| {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
                 let ckey = hash::key_after(pos, key, m, &child);

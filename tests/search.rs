@@ -116,6 +116,34 @@ fn a_drawn_position_scores_zero() {
 }
 
 #[test]
+fn contempt_makes_a_draw_cost_the_side_to_move() {
+    // The only move, Bxd5, leaves opposite-coloured bishops: a dead draw. With contempt C the
+    // side to move at the root scores it -C, whichever colour it is.
+    let white = "5b2/8/8/3p4/2B5/8/8/8 w - - 0 1";
+    let black = "8/8/8/2b5/3P4/8/8/5B2 b - - 0 1";
+    for fen in [white, black] {
+        for contempt in [0, 40] {
+            let pos: Antichess = parse_fen(fen).expect("valid FEN");
+            let history = [hash::key(&pos)];
+            let params = SearchParams {
+                contempt,
+                ..SearchParams::new(StalemateRule::default(), &history)
+            };
+            let tt = TranspositionTable::new(8);
+            let result = search(
+                &pos,
+                &params,
+                &depth(4),
+                &tt,
+                &SearchControl::default(),
+                &Capture::default(),
+            );
+            assert_eq!(result.score, -contempt, "{fen}, contempt {contempt}");
+        }
+    }
+}
+
+#[test]
 fn same_node_limit_gives_same_result() {
     let limits = SearchLimits {
         nodes: Some(30_000),

@@ -185,6 +185,7 @@ impl Analyser<'_> {
             tablebases: self.tables.clone(),
             probe_limit: 7,
             rule50: true,
+            contempt: 0,
         };
         let collect = Collect::default();
         let control = SearchControl::default();

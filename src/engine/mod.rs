@@ -30,8 +30,8 @@ use crate::{
     search::{
         self, time,
         tt::{score_to_tt, TranspositionTable},
-        Bound, Reporter, SearchControl, SearchInfo, SearchLimits, SearchParams, SearchResult,
-        SilentReporter, MATE, MAX_PLY,
+        Bound, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
+        SearchResult, SilentReporter, MATE, MAX_PLY,
     },
     tablebase::Tablebases,
 };
@@ -54,6 +54,8 @@ pub struct SearchRequest {
     pub tablebases: Option<Arc<Tablebases>>,
     pub probe_limit: usize,
     pub rule50: bool,
+    /// Centipawns a draw costs the side to move (see `SearchParams::contempt`).
+    pub contempt: Score,
 }
 
 struct Running {
@@ -287,6 +289,7 @@ fn run_alpha_beta(
         tablebases: request.tablebases.as_deref(),
         probe_limit: request.probe_limit,
         rule50: request.rule50,
+        contempt: request.contempt,
     };
     let helpers = request.threads.saturating_sub(1);
     if helpers == 0 || request.position.legal_moves().len() <= 1 {

@@ -45,6 +45,11 @@ pub(super) struct SearchContext<'a> {
     pub rule50: bool,
     /// The tables' hit count when this search started.
     pub tb_hits_before: u64,
+    /// What a draw is worth to the side that is to move at the root (the side the search plays
+    /// for): `-contempt`. A positive contempt makes it prefer playing on to a draw unless it
+    /// stands worse than that.
+    pub contempt: Score,
+    pub root_turn: Color,
 }
 
 impl<'a> SearchContext<'a> {
@@ -74,6 +79,8 @@ impl<'a> SearchContext<'a> {
             probe_limit: 0,
             rule50: true,
             tb_hits_before: 0,
+            contempt: 0,
+            root_turn: Color::White,
         }
     }
 
@@ -127,7 +134,8 @@ impl<'a> SearchContext<'a> {
             return Some(match o.winner {
                 Some(c) if c == pos.turn() => MATE - ply as Score,
                 Some(_) => -(MATE - ply as Score),
-                None => 0,
+                None if ply == 0 => 0,
+                None => self.draw_score(pos),
             });
         }
         // Inside the tree a single repetition is scored as a draw: the side that could avoid it
@@ -136,9 +144,19 @@ impl<'a> SearchContext<'a> {
             && (pos.halfmoves() >= game::FIFTY_MOVE_PLIES
                 || game::repetitions(&self.keys, pos.halfmoves()) >= 2)
         {
-            return Some(0);
+            return Some(self.draw_score(pos));
         }
         None
+    }
+
+    /// The score of a draw inside the tree, from the point of view of the side to move in `pos`:
+    /// contempt counts against the root's side and for its opponent.
+    pub fn draw_score(&self, pos: &Antichess) -> Score {
+        if pos.turn() == self.root_turn {
+            -self.contempt
+        } else {
+            self.contempt
+        }
     }
 
     /// The deepest ply quiescence may reach in this iteration.
@@ -161,7 +179,7 @@ impl<'a> SearchContext<'a> {
             Wdl::Loss => -win,
             Wdl::CursedWin if !self.rule50 => win,
             Wdl::BlessedLoss if !self.rule50 => -win,
-            Wdl::CursedWin | Wdl::BlessedLoss | Wdl::Draw => 0,
+            Wdl::CursedWin | Wdl::BlessedLoss | Wdl::Draw => self.draw_score(pos),
         })
     }
 

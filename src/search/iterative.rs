@@ -42,6 +42,8 @@ pub struct SearchParams<'a> {
     pub probe_limit: usize,
     /// Cursed wins and blessed losses count as draws.
     pub rule50: bool,
+    /// Centipawns a draw costs the side to move at the root (0: a draw is worth 0).
+    pub contempt: Score,
 }
 
 impl<'a> SearchParams<'a> {
@@ -56,6 +58,7 @@ impl<'a> SearchParams<'a> {
             tablebases: None,
             probe_limit: 0,
             rule50: true,
+            contempt: 0,
         }
     }
 }
@@ -97,6 +100,8 @@ pub fn search(
     ctx.tablebases = params.tablebases;
     ctx.probe_limit = params.probe_limit;
     ctx.rule50 = params.rule50;
+    ctx.contempt = params.contempt;
+    ctx.root_turn = root.turn();
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
     let budget = time::budget(limits, params.move_overhead);
     ctx.hard_limit = budget.map(|b| b.hard);

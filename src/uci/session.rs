@@ -268,6 +268,12 @@ impl<W: Write + Send + 'static> Session<W> {
             tablebases: self.tablebases.clone(),
             probe_limit: self.options.syzygy_probe_limit,
             rule50: self.options.syzygy_50_move_rule,
+            // Analysis wants the objective score of a draw.
+            contempt: if self.options.analyse_mode {
+                0
+            } else {
+                self.options.contempt
+            },
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

@@ -49,6 +49,7 @@ pub(super) struct SearchContext<'a> {
     /// for): `-contempt`. A positive contempt makes it prefer playing on to a draw unless it
     /// stands worse than that.
     pub contempt: Score,
+    /// The side to move at the root, for whom a draw is worth `-contempt`.
     pub root_turn: Color,
 }
 

@@ -28,16 +28,47 @@ const PROMOTION_ROLES: u32 = PROMOTIONS.len() as u32;
 /// Room for the moves of almost every position without growing.
 const TYPICAL_MOVES: usize = 48;
 
+/// What both the generator and the counter start from: the side to move's and the opponent's
+/// pieces, its pawns and its promotion rank.
+struct Sides<'a> {
+    board: &'a Board,
+    us: Color,
+    ours: Bitboard,
+    theirs: Bitboard,
+    occupied: Bitboard,
+    pawns: Bitboard,
+    last_rank: Bitboard,
+}
+
+impl Sides<'_> {
+    fn of(pos: &Antichess) -> Sides<'_> {
+        let board = pos.board();
+        let us = pos.turn();
+        let ours = board.by_color(us);
+        Sides {
+            board,
+            us,
+            ours,
+            theirs: board.by_color(!us),
+            occupied: board.occupied(),
+            pawns: board.pawns() & ours,
+            last_rank: Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First)),
+        }
+    }
+}
+
 /// The legal moves: the captures if there are any, otherwise every move.
 pub fn legal_moves(pos: &Antichess) -> Vec<Move> {
     let mut moves = Vec::with_capacity(TYPICAL_MOVES);
-    let board = pos.board();
-    let us = pos.turn();
-    let ours = board.by_color(us);
-    let theirs = board.by_color(!us);
-    let occupied = board.occupied();
-    let pawns = board.pawns() & ours;
-    let last_rank = Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First));
+    let Sides {
+        board,
+        us,
+        ours,
+        theirs,
+        occupied,
+        pawns,
+        last_rank,
+    } = Sides::of(pos);
 
     piece_moves(board, ours & !board.pawns(), theirs, &mut moves);
     for from in pawns {
@@ -125,13 +156,15 @@ fn push_pawn_move(
 
 /// The number of legal moves, without generating them.
 pub fn count_legal_moves(pos: &Antichess) -> u32 {
-    let board = pos.board();
-    let us = pos.turn();
-    let ours = board.by_color(us);
-    let theirs = board.by_color(!us);
-    let occupied = board.occupied();
-    let pawns = board.pawns() & ours;
-    let last_rank = Bitboard::from_rank(us.fold_wb(Rank::Eighth, Rank::First));
+    let Sides {
+        board,
+        us,
+        ours,
+        theirs,
+        occupied,
+        pawns,
+        last_rank,
+    } = Sides::of(pos);
 
     let mut captures = 0;
     let mut quiets = 0;

@@ -1,7 +1,8 @@
 //! Tuning the evaluation from self-play results (Texel's method).
 //!
-//! `cargo run --release --example tune -- generate OPENINGS.epd GAMES NODES OUT [RULE]` plays Syotti
-//! against itself from the openings (plus a few random plies, from a fixed seed), each move a
+//! `cargo run --release --example tune -- generate OPENINGS.epd GAMES NODES OUT [RULE [SEED]]` plays
+//! Syotti against itself from the openings (plus a few random plies, from SEED or a fixed default,
+//! so that runs side by side can make different games), each move a
 //! search of NODES nodes, and writes every quiet position (no capture for the side to move) with
 //! the game's result from White's side: `FEN;1` / `FEN;0.5` / `FEN;0`.
 //!
@@ -10,7 +11,8 @@
 //!
 //! `cargo run --release --example tune -- tune DATA` fits the weights of `EvalParams` so that
 //! `sigmoid(K * eval)` predicts the results: first the scale K for the current weights, then
-//! coordinate descent on each weight (steps 8, 4, 2, 1) while the mean squared error falls.
+//! coordinate descent on each weight (steps 8, 4, 2, 1) while the mean squared error falls (the
+//! error is summed on all cores).
 //! It prints the error before and after and the weights to paste into `EvalParams::DEFAULT`.
 //!
 //! A tuned set is kept only if it also wins in self-play against the previous build.
@@ -26,6 +28,9 @@ use syotti::{
         SearchControl, SearchLimits, SearchParams, SilentReporter,
     },
 };
+
+/// The random plies' seed when none is given.
+const DEFAULT_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// A small deterministic generator (xorshift64*), enough to vary openings.
 struct Rng(u64);
@@ -45,6 +50,7 @@ fn generate(
     nodes: u64,
     out: &str,
     rule: StalemateRule,
+    seed: u64,
 ) -> Result<(), String> {
     let text = fs::read_to_string(openings).map_err(|e| format!("{openings}: {e}"))?;
     let starts: Vec<Antichess> = text
@@ -58,7 +64,8 @@ fn generate(
         return Err("no openings".into());
     }
     let mut file = fs::File::create(out).map_err(|e| format!("{out}: {e}"))?;
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // xorshift must not start from zero.
+    let mut rng = Rng(seed.max(1));
     let tt = TranspositionTable::new(16);
     let limits = SearchLimits {
         nodes: Some(nodes),
@@ -117,14 +124,27 @@ fn sigmoid(x: f64) -> f64 {
 }
 
 fn error(data: &[(Antichess, f64)], params: &EvalParams, k: f64) -> f64 {
-    data.iter()
-        .map(|(pos, result)| {
-            let e = f64::from(evaluate_with(pos, params));
-            let white = if pos.turn().is_white() { e } else { -e };
-            (result - sigmoid(k * white / 100.0)).powi(2)
-        })
-        .sum::<f64>()
-        / data.len() as f64
+    let part = |chunk: &[(Antichess, f64)]| -> f64 {
+        chunk
+            .iter()
+            .map(|(pos, result)| {
+                let e = f64::from(evaluate_with(pos, params));
+                let white = if pos.turn().is_white() { e } else { -e };
+                (result - sigmoid(k * white / 100.0)).powi(2)
+            })
+            .sum::<f64>()
+    };
+    // One chunk per available core.
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let size = data.len().div_ceil(threads).max(1);
+    let total: f64 = std::thread::scope(|scope| {
+        let handles: Vec<_> = data
+            .chunks(size)
+            .map(|chunk| scope.spawn(move || part(chunk)))
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("a tuning thread panicked")).sum()
+    });
+    total / data.len() as f64
 }
 
 fn tune(path: &str, rule: StalemateRule) -> Result<(), String> {
@@ -197,18 +217,19 @@ fn main() {
         })
     };
     let result = match words.as_slice() {
-        ["generate", openings, games, nodes, out, rest @ ..] if rest.len() <= 1 => {
-            match (games.parse(), nodes.parse(), rule_of(rest.first())) {
-                (Ok(g), Ok(n), Ok(rule)) => generate(openings, g, n, out, rule),
-                (_, _, Err(e)) => Err(e),
-                _ => Err("GAMES and NODES are numbers".into()),
+        ["generate", openings, games, nodes, out, rest @ ..] if rest.len() <= 2 => {
+            let seed = rest.get(1).map_or(Ok(DEFAULT_SEED), |s| s.parse());
+            match (games.parse(), nodes.parse(), rule_of(rest.first()), seed) {
+                (Ok(g), Ok(n), Ok(rule), Ok(seed)) => generate(openings, g, n, out, rule, seed),
+                (_, _, Err(e), _) => Err(e),
+                _ => Err("GAMES, NODES and SEED are numbers".into()),
             }
         }
         ["tune", data, rest @ ..] if rest.len() <= 1 => {
             rule_of(rest.first()).and_then(|rule| tune(data, rule))
         }
         _ => Err(
-            "usage: tune generate OPENINGS GAMES NODES OUT [RULE] | tune tune DATA [RULE]".into(),
+            "usage: tune generate OPENINGS GAMES NODES OUT [RULE [SEED]] | tune tune DATA [RULE]".into(),
         ),
     };
     if let Err(e) = result {

@@ -142,7 +142,10 @@ fn error(data: &[(Antichess, f64)], params: &EvalParams, k: f64) -> f64 {
             .chunks(size)
             .map(|chunk| scope.spawn(move || part(chunk)))
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a tuning thread panicked")).sum()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a tuning thread panicked"))
+            .sum()
     });
     total / data.len() as f64
 }
@@ -229,7 +232,8 @@ fn main() {
             rule_of(rest.first()).and_then(|rule| tune(data, rule))
         }
         _ => Err(
-            "usage: tune generate OPENINGS GAMES NODES OUT [RULE [SEED]] | tune tune DATA [RULE]".into(),
+            "usage: tune generate OPENINGS GAMES NODES OUT [RULE [SEED]] | tune tune DATA [RULE]"
+                .into(),
         ),
     };
     if let Err(e) = result {

@@ -192,32 +192,26 @@ fn attacked_squares(board: &Board, color: Color) -> Bitboard {
     all
 }
 
-/// Quiet moves and attacked enemy pieces of `color`'s pieces; `danger` is what the opponent
-/// attacks.
-fn activity(board: &Board, color: Color, danger: Bitboard) -> Activity {
+/// Quiet moves and attacked enemy pieces of `color`'s pieces, given every square `color`
+/// attacks (`reach_map`) and every square the opponent attacks (`danger`).
+fn activity(board: &Board, color: Color, reach_map: Bitboard, danger: Bitboard) -> Activity {
     let occupied = board.occupied();
-    let theirs = board.by_color(!color);
     let mut quiet = 0;
     let mut safe = 0;
-    let mut attacks_on_them = Bitboard::EMPTY;
     for sq in board.by_color(color) & !board.pawns() {
         let Some(role) = board.role_at(sq) else {
             continue;
         };
-        let reach = reach(role, sq, occupied);
-        quiet += (reach & !occupied).count() as Score;
-        safe += (reach & !occupied & !danger).count() as Score;
-        attacks_on_them |= reach & theirs;
+        let moves = reach(role, sq, occupied) & !occupied;
+        quiet += moves.count() as Score;
+        safe += (moves & !danger).count() as Score;
     }
     let pawns = board.pawns() & board.by_color(color);
-    for sq in pawns {
-        attacks_on_them |= attacks::pawn_attacks(color, sq) & theirs;
-    }
     let pushes = pawns.shift(color.fold_wb(8, -8)) & !occupied;
     Activity {
         piece_moves: quiet,
         pawn_pushes: pushes.count() as Score,
-        attacks: attacks_on_them.count() as Score,
+        attacks: (reach_map & board.by_color(!color)).count() as Score,
         safe_moves: safe + (pushes & !danger).count() as Score,
     }
 }
@@ -249,8 +243,8 @@ pub fn evaluate_with(pos: &Antichess, params: &EvalParams) -> Score {
 
     let our_reach = attacked_squares(board, us);
     let their_reach = attacked_squares(board, !us);
-    let ours = activity(board, us, their_reach);
-    let theirs = activity(board, !us, our_reach);
+    let ours = activity(board, us, our_reach, their_reach);
+    let theirs = activity(board, !us, their_reach, our_reach);
     let safe = taper(params.safe_mobility, params.safe_mobility_endgame)
         * (ours.safe_moves - theirs.safe_moves);
     let pushes = ours.pawn_pushes - theirs.pawn_pushes;

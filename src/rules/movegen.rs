@@ -154,6 +154,20 @@ fn push_pawn_move(
     }
 }
 
+/// Where a non-pawn piece of `role` on `sq` moves or captures, `occupied` blocking its slides
+/// (empty for a pawn, whose moves depend on its colour). The evaluation counts mobility with it.
+#[inline]
+pub fn piece_reach(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
+    match role {
+        Role::Knight => attacks::knight_attacks(sq),
+        Role::Bishop => attacks::bishop_attacks(sq, occupied),
+        Role::Rook => attacks::rook_attacks(sq, occupied),
+        Role::Queen => attacks::queen_attacks(sq, occupied),
+        Role::King => attacks::king_attacks(sq),
+        Role::Pawn => Bitboard::EMPTY,
+    }
+}
+
 /// The number of legal moves, without generating them.
 pub fn count_legal_moves(pos: &Antichess) -> u32 {
     let Sides {
@@ -170,14 +184,9 @@ pub fn count_legal_moves(pos: &Antichess) -> u32 {
     let mut quiets = 0;
 
     for from in ours & !board.pawns() {
-        let reach = match board.role_at(from) {
-            Some(Role::Knight) => attacks::knight_attacks(from),
-            Some(Role::Bishop) => attacks::bishop_attacks(from, occupied),
-            Some(Role::Rook) => attacks::rook_attacks(from, occupied),
-            Some(Role::Queen) => attacks::queen_attacks(from, occupied),
-            Some(Role::King) => attacks::king_attacks(from),
-            Some(Role::Pawn) | None => Bitboard::EMPTY,
-        };
+        let reach = board
+            .role_at(from)
+            .map_or(Bitboard::EMPTY, |role| piece_reach(role, from, occupied));
         captures += (reach & theirs).count() as u32;
         quiets += (reach & !occupied).count() as u32;
     }

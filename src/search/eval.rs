@@ -31,7 +31,7 @@
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 
 use super::{Score, EVAL_LIMIT};
-use crate::rules::StalemateRule;
+use crate::rules::{movegen::piece_reach, StalemateRule};
 
 /// The evaluation's weights. `EvalParams::DEFAULT` is what the engine plays with;
 /// `examples/tune.rs` fits them to game results.
@@ -165,25 +165,13 @@ fn pawn_terms(board: &Board, color: Color, params: &EvalParams) -> Score {
     score
 }
 
-/// Where a non-pawn piece of `role` on `sq` moves or captures.
-fn reach(role: Role, sq: shakmaty::Square, occupied: Bitboard) -> Bitboard {
-    match role {
-        Role::Knight => attacks::knight_attacks(sq),
-        Role::Bishop => attacks::bishop_attacks(sq, occupied),
-        Role::Rook => attacks::rook_attacks(sq, occupied),
-        Role::Queen => attacks::queen_attacks(sq, occupied),
-        Role::King => attacks::king_attacks(sq),
-        Role::Pawn => Bitboard::EMPTY,
-    }
-}
-
 /// Every square `color` attacks.
 fn attacked_squares(board: &Board, color: Color) -> Bitboard {
     let occupied = board.occupied();
     let mut all = Bitboard::EMPTY;
     for sq in board.by_color(color) & !board.pawns() {
         if let Some(role) = board.role_at(sq) {
-            all |= reach(role, sq, occupied);
+            all |= piece_reach(role, sq, occupied);
         }
     }
     for sq in board.pawns() & board.by_color(color) {
@@ -202,7 +190,7 @@ fn activity(board: &Board, color: Color, reach_map: Bitboard, danger: Bitboard) 
         let Some(role) = board.role_at(sq) else {
             continue;
         };
-        let moves = reach(role, sq, occupied) & !occupied;
+        let moves = piece_reach(role, sq, occupied) & !occupied;
         quiet += moves.count() as Score;
         safe += (moves & !danger).count() as Score;
     }

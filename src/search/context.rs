@@ -51,6 +51,9 @@ pub(super) struct SearchContext<'a> {
     pub contempt: Score,
     /// The side to move at the root, for whom a draw is worth `-contempt`.
     pub root_turn: Color,
+    /// The static evaluation of each quiet node on the current path (`None` at capture nodes,
+    /// where a static score means little), for the "improving" test two plies up.
+    pub static_evals: Vec<Option<Score>>,
 }
 
 impl<'a> SearchContext<'a> {
@@ -82,6 +85,7 @@ impl<'a> SearchContext<'a> {
             tb_hits_before: 0,
             contempt: 0,
             root_turn: Color::White,
+            static_evals: vec![None; MAX_PLY + 2],
         }
     }
 

@@ -14,7 +14,8 @@
 //!
 //! At quiet nodes the static evaluation is compared with the one two plies up (the same side to
 //! move): when it has not improved, late quiet moves are pruned sooner (two thirds of the usual
-//! count) and reverse futility needs its full margin; when it has, the margin is a ply smaller.
+//! count), reduced a ply more, and reverse futility needs its full margin; when it has, the
+//! margin is a ply smaller.
 
 use shakmaty::{variant::Antichess, Move, Position};
 
@@ -72,13 +73,22 @@ fn is_ordinary_quiet(pos: &Antichess, m: Move, ordering_score: Score) -> bool {
 
 /// Plies to cut from the search of a late ordinary quiet move (verified at full depth if it
 /// beats alpha). The first three moves are never reduced.
-fn late_move_reduction(ordinary: bool, index: usize, depth: i32, pv_node: bool) -> i32 {
+fn late_move_reduction(
+    ordinary: bool,
+    index: usize,
+    depth: i32,
+    pv_node: bool,
+    improving: bool,
+) -> i32 {
     if depth < 3 || index < 3 || !ordinary {
         return 0;
     }
     let mut r = LMR_TABLE.get(depth as usize, index);
     if pv_node {
         r -= 1;
+    }
+    if !improving {
+        r += 1;
     }
     r.clamp(0, depth - 2)
 }
@@ -215,7 +225,7 @@ impl SearchContext<'_> {
             let score = if index == 0 {
                 -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
             } else {
-                let reduction = late_move_reduction(ordinary, index, depth, pv_node);
+                let reduction = late_move_reduction(ordinary, index, depth, pv_node, improving);
                 let mut probe =
                     -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
                 if probe > alpha && reduction > 0 && !self.stopped {

@@ -156,7 +156,11 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(OptionEffect::Nothing) => {}
             Ok(OptionEffect::ResizeHash(mb)) => self.engine.resize(mb),
             Ok(OptionEffect::ClearHash) => self.engine.clear(),
-            Ok(OptionEffect::RulesChanged) => self.game.set_rule(self.options.rule()),
+            // The table's scores were found under the old rules.
+            Ok(OptionEffect::RulesChanged) => {
+                self.game.set_rule(self.options.rule());
+                self.engine.clear();
+            }
             Ok(OptionEffect::OpenTablebases) => self.open_tablebases(),
             Err(e) => self.error(&e.to_string()),
         }

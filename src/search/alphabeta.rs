@@ -23,7 +23,7 @@ use super::{
     context::SearchContext,
     eval::evaluate_with,
     ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
-    tt::{score_from_tt, score_to_tt},
+    tt::{score_from_tt, score_to_tt, NO_EVAL},
     Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
 use crate::rules::hash;
@@ -131,7 +131,7 @@ impl SearchContext<'_> {
                     key,
                     None,
                     score_to_tt(score, ply),
-                    0,
+                    NO_EVAL,
                     MAX_PLY as i32,
                     Bound::Exact,
                 );
@@ -174,7 +174,11 @@ impl SearchContext<'_> {
         let quiet_node = moves.first().is_some_and(|m| !m.is_capture());
         let decided =
             beta.abs() >= TB_WIN - MAX_PLY as Score || alpha.abs() >= TB_WIN - MAX_PLY as Score;
-        let static_eval = quiet_node.then(|| evaluate_with(pos, self.eval));
+        // The table keeps the static evaluation of the quiet nodes it has seen.
+        let static_eval = quiet_node.then(|| match hit {
+            Some(h) if h.eval != NO_EVAL => h.eval,
+            _ => evaluate_with(pos, self.eval),
+        });
         self.static_evals[ply] = static_eval;
         // Improving: the side to move stands better statically than at its previous turn, so
         // this node is less likely to fail low (prune the rest less) and a high static score
@@ -265,7 +269,7 @@ impl SearchContext<'_> {
         } else {
             Bound::Upper
         };
-        let eval = hit.map_or(0, |h| h.eval);
+        let eval = static_eval.unwrap_or(NO_EVAL);
         // After a fail low every move was refuted: no move is worth remembering.
         let hint = if bound == Bound::Upper {
             None

@@ -396,7 +396,7 @@ fn search_line(
                 root_key,
                 Some(top.m),
                 super::tt::score_to_tt(top.score, 0),
-                0,
+                super::tt::NO_EVAL,
                 depth,
                 Bound::Exact,
             );

@@ -21,6 +21,10 @@ use shakmaty::{packed::PackedUciMove, uci::UciMove, CastlingMode, Move};
 
 use super::{Bound, Score, MATE_BOUND};
 
+/// The static-eval field of an entry that has none (a capture node, the root, a table hit).
+/// Static evaluations stay within `±EVAL_LIMIT`, far from it.
+pub const NO_EVAL: Score = i16::MIN as Score;
+
 const BUCKET: usize = 4;
 const ENTRY_BYTES: usize = 16;
 

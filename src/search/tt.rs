@@ -24,6 +24,7 @@ use super::{Bound, Score, MATE_BOUND};
 /// The static-eval field of an entry that has none (a capture node, the root, a table hit).
 /// Static evaluations stay within `±EVAL_LIMIT`, far from it.
 pub const NO_EVAL: Score = i16::MIN as Score;
+const _: () = assert!(NO_EVAL < -super::EVAL_LIMIT);
 
 const BUCKET: usize = 4;
 const ENTRY_BYTES: usize = 16;
@@ -231,6 +232,16 @@ mod tests {
         tt.clear();
         assert_eq!(tt.probe(0xdead_beef), None);
         let _ = START_FEN;
+    }
+
+    #[test]
+    fn missing_and_extreme_evaluations_survive_packing() {
+        use crate::search::EVAL_LIMIT;
+        let tt = TranspositionTable::new(1);
+        for (key, eval) in [(1u64, NO_EVAL), (2, EVAL_LIMIT), (3, -EVAL_LIMIT)] {
+            tt.store(key, None, 0, eval, 3, Bound::Exact);
+            assert_eq!(tt.probe(key).expect("stored").eval, eval);
+        }
     }
 
     #[test]

@@ -146,7 +146,8 @@ impl Tablebases {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let (wdl, dtz) = if child.board().by_color(child.turn()).is_empty() {
-                (Wdl::Win, Some(0))
+                // We took the opponent's last piece: the opponent has nothing left and wins.
+                (Wdl::Loss, Some(0))
             } else if child.legal_moves().is_empty() {
                 // The rules decide at once (a stalemate); the tables hold no such positions.
                 let outcome = crate::rules::outcome::stalemate_outcome(&child, rule);

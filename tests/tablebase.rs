@@ -77,6 +77,20 @@ fn root_ranking_prefers_wins_then_fast_zeroing() {
         .all(|w| w[0].wdl as i32 >= w[1].wdl as i32));
 }
 
+#[test]
+fn taking_the_last_piece_is_ranked_and_searched_as_a_loss() {
+    let tb = tables();
+    let rule = StalemateRule::default();
+    // Black must take White's last piece (fxe4), after which White has nothing left and wins.
+    let pos = parse_fen("8/2b5/8/5p2/4B3/8/8/8 b - - 1 30").expect("valid");
+    let ranked = tb.rank_root(&pos, rule, 7).expect("all moves known");
+    assert_eq!(ranked.len(), 1);
+    assert_eq!(ranked[0].wdl as i32, -2, "taking the last piece loses");
+    let history = [syotti::rules::hash::key(&pos)];
+    let result = search_with_tables(&pos, rule, &history, &tb, &TranspositionTable::new(8));
+    assert!(result.score < 0, "score {}", result.score);
+}
+
 fn pos_moves(pos: &syotti::rules::Antichess) -> usize {
     use syotti::rules::Position;
     pos.legal_moves().len()

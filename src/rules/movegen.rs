@@ -60,6 +60,14 @@ impl Sides<'_> {
 /// The legal moves: the captures if there are any, otherwise every move.
 pub fn legal_moves(pos: &Antichess) -> Vec<Move> {
     let mut moves = Vec::with_capacity(TYPICAL_MOVES);
+    legal_moves_into(pos, &mut moves);
+    moves
+}
+
+/// [`legal_moves`] into a buffer the caller keeps (emptied first), so that a search need not
+/// allocate at every node.
+pub fn legal_moves_into(pos: &Antichess, moves: &mut Vec<Move>) {
+    moves.clear();
     let Sides {
         board,
         us,
@@ -70,10 +78,10 @@ pub fn legal_moves(pos: &Antichess) -> Vec<Move> {
         last_rank,
     } = Sides::of(pos);
 
-    piece_moves(board, ours & !board.pawns(), theirs, &mut moves);
+    piece_moves(board, ours & !board.pawns(), theirs, moves);
     for from in pawns {
         for to in attacks::pawn_attacks(us, from) & theirs {
-            push_pawn_move(&mut moves, from, to, board.role_at(to), last_rank);
+            push_pawn_move(moves, from, to, board.role_at(to), last_rank);
         }
     }
     if let Some(ep) = pos.maybe_ep_square() {
@@ -82,17 +90,17 @@ pub fn legal_moves(pos: &Antichess) -> Vec<Move> {
         }
     }
     if !moves.is_empty() {
-        return moves;
+        return;
     }
 
-    piece_moves(board, ours & !board.pawns(), !occupied, &mut moves);
+    piece_moves(board, ours & !board.pawns(), !occupied, moves);
     let step = us.fold_wb(8, -8);
     let double_rank = Bitboard::from_rank(us.fold_wb(Rank::Fourth, Rank::Fifth));
     for from in pawns {
         let Some(to) = from.offset(step).filter(|&to| !occupied.contains(to)) else {
             continue;
         };
-        push_pawn_move(&mut moves, from, to, None, last_rank);
+        push_pawn_move(moves, from, to, None, last_rank);
         if let Some(two) = to.offset(step) {
             if double_rank.contains(two) && !occupied.contains(two) {
                 moves.push(Move::Normal {
@@ -105,7 +113,6 @@ pub fn legal_moves(pos: &Antichess) -> Vec<Move> {
             }
         }
     }
-    moves
 }
 
 /// Moves of the non-pawn pieces on `from` to the squares of `targets` they reach.

@@ -20,7 +20,7 @@
 use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
-    context::SearchContext,
+    context::{Scratch, SearchContext},
     eval::evaluate_with,
     ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt, NO_EVAL},
@@ -106,15 +106,31 @@ impl SearchContext<'_> {
     pub(super) fn negamax(
         &mut self,
         pos: &Antichess,
+        depth: i32,
+        alpha: Score,
+        beta: Score,
+        ply: usize,
+    ) -> Score {
+        let mut scratch = self.take_scratch(ply);
+        let score = self.negamax_node(pos, depth, alpha, beta, ply, &mut scratch);
+        self.return_scratch(ply, scratch);
+        score
+    }
+
+    /// The body of [`Self::negamax`], with the node's move buffers lent to it.
+    fn negamax_node(
+        &mut self,
+        pos: &Antichess,
         mut depth: i32,
         mut alpha: Score,
         mut beta: Score,
         ply: usize,
+        scratch: &mut Scratch,
     ) -> Score {
-        let moves = match self.enter_node(pos, ply) {
-            Ok(moves) => moves,
-            Err(score) => return score,
-        };
+        if let Err(score) = self.enter_node(pos, ply, &mut scratch.moves) {
+            return score;
+        }
+        let moves = &scratch.moves;
         if ply >= MAX_PLY - 1 {
             return evaluate_with(pos, self.eval);
         }
@@ -139,7 +155,7 @@ impl SearchContext<'_> {
             }
         }
         if depth <= 0 {
-            return self.quiescence_moves(pos, &moves, alpha, beta, ply, 0);
+            return self.quiescence_moves(pos, moves, &mut scratch.scored, alpha, beta, ply, 0);
         }
 
         let pv_node = beta - alpha > 1;
@@ -209,12 +225,12 @@ impl SearchContext<'_> {
         });
 
         let original_alpha = alpha;
-        let mut scored = score_moves(self, pos, &moves, tt_move, ply);
+        score_moves(self, pos, moves, tt_move, ply, &mut scratch.scored);
+        let (scored, tried) = (&mut scratch.scored, &mut scratch.tried);
         let mut best = -INFINITY;
         let mut best_move = None;
-        let mut tried: Vec<Move> = Vec::with_capacity(scored.len());
         for index in 0..scored.len() {
-            let m = pick(&mut scored, index);
+            let m = pick(scored, index);
             // Asked once per move, and only where a reduction or pruning could follow (the
             // pruning limit is never below three moves).
             let ordinary = index >= 3
@@ -243,7 +259,7 @@ impl SearchContext<'_> {
             };
             self.keys.pop();
             if self.stopped {
-                return 0;
+                break;
             }
             tried.push(m);
             if score > best {
@@ -254,12 +270,15 @@ impl SearchContext<'_> {
                     self.update_pv(ply, m);
                     if score >= beta {
                         if !m.is_capture() {
-                            reward_quiet(self, pos, m, &tried, depth, ply);
+                            reward_quiet(self, pos, m, tried, depth, ply);
                         }
                         break;
                     }
                 }
             }
+        }
+        if self.stopped {
+            return 0;
         }
 
         let bound = if best >= beta {

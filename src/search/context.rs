@@ -54,6 +54,18 @@ pub(super) struct SearchContext<'a> {
     /// The static evaluation of each quiet node on the current path (`None` at capture nodes,
     /// where a static score means little), for the "improving" test two plies up.
     pub static_evals: Vec<Option<Score>>,
+    /// Move buffers for each ply, lent to the node at that ply and given back, so that nodes
+    /// do not allocate.
+    pub scratch: Vec<Scratch>,
+}
+
+/// A node's reusable move lists: its legal moves, the same with their ordering scores, and the
+/// quiet moves it has tried.
+#[derive(Default)]
+pub(super) struct Scratch {
+    pub moves: Vec<Move>,
+    pub scored: Vec<(Move, Score)>,
+    pub tried: Vec<Move>,
 }
 
 impl<'a> SearchContext<'a> {
@@ -86,6 +98,26 @@ impl<'a> SearchContext<'a> {
             contempt: 0,
             root_turn: Color::White,
             static_evals: vec![None; MAX_PLY + 2],
+            scratch: (0..MAX_PLY + 2).map(|_| Scratch::default()).collect(),
+        }
+    }
+
+    /// Lends the (emptied) move buffers of `ply`; give them back with `return_scratch`.
+    pub fn take_scratch(&mut self, ply: usize) -> Scratch {
+        let mut scratch = self
+            .scratch
+            .get_mut(ply)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        scratch.moves.clear();
+        scratch.scored.clear();
+        scratch.tried.clear();
+        scratch
+    }
+
+    pub fn return_scratch(&mut self, ply: usize, scratch: Scratch) {
+        if let Some(slot) = self.scratch.get_mut(ply) {
+            *slot = scratch;
         }
     }
 
@@ -120,16 +152,21 @@ impl<'a> SearchContext<'a> {
 
     /// The common start of every node: counts it, then either scores it at once (the search is
     /// stopping, the game is over, or it is drawn by history) or returns its legal moves.
-    pub fn enter_node(&mut self, pos: &Antichess, ply: usize) -> Result<Vec<Move>, Score> {
+    pub fn enter_node(
+        &mut self,
+        pos: &Antichess,
+        ply: usize,
+        moves: &mut Vec<Move>,
+    ) -> Result<(), Score> {
         self.pv[ply].clear();
         if self.tick() {
             return Err(0);
         }
         self.seldepth = self.seldepth.max(ply);
-        let moves = movegen::legal_moves(pos);
-        match self.terminal_score(pos, &moves, ply) {
+        movegen::legal_moves_into(pos, moves);
+        match self.terminal_score(pos, moves, ply) {
             Some(score) => Err(score),
-            None => Ok(moves),
+            None => Ok(()),
         }
     }
 

@@ -180,7 +180,8 @@ pub fn search(
 
     // Initial order: the table's move and the static ordering.
     let tt_move = ctx.tt_move(&allowed, root_key);
-    let mut scored = score_moves(&ctx, root, &allowed, tt_move, 0);
+    let mut scored = Vec::new();
+    score_moves(&ctx, root, &allowed, tt_move, 0, &mut scored);
     scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
     let mut root_moves: Vec<RootMove> = scored
         .into_iter()

@@ -50,41 +50,40 @@ pub(super) fn lands_attacked(pos: &Antichess, m: Move) -> bool {
     (attackers & !captured).any()
 }
 
-/// Moves with their ordering scores.
+/// Moves with their ordering scores, into `out` (emptied first).
 pub(super) fn score_moves(
     ctx: &SearchContext,
     pos: &Antichess,
     moves: &[Move],
     tt_move: Option<Move>,
     ply: usize,
-) -> Vec<(Move, Score)> {
+    out: &mut Vec<(Move, Score)>,
+) {
     let side = SearchContext::side_index(pos.turn());
-    moves
-        .iter()
-        .map(|&m| {
-            let score = if Some(m) == tt_move {
-                TT_MOVE
-            } else if m.is_capture() {
-                let victim = m.capture().map_or(1, burden);
-                let attacker = m.promotion().unwrap_or(m.role());
-                let back = if lands_attacked(pos, m) {
-                    RECAPTURABLE
-                } else {
-                    CAPTURE
-                };
-                back + 16 * burden(attacker) - victim
-            } else if ctx.killers[ply][0] == Some(m) {
-                KILLER[0]
-            } else if ctx.killers[ply][1] == Some(m) {
-                KILLER[1]
+    out.clear();
+    out.extend(moves.iter().map(|&m| {
+        let score = if Some(m) == tt_move {
+            TT_MOVE
+        } else if m.is_capture() {
+            let victim = m.capture().map_or(1, burden);
+            let attacker = m.promotion().unwrap_or(m.role());
+            let back = if lands_attacked(pos, m) {
+                RECAPTURABLE
             } else {
-                let from = m.from().map_or(0, |s| s as usize);
-                let offer = if lands_attacked(pos, m) { OFFER } else { 0 };
-                ctx.history[side][from][m.to() as usize] + offer
+                CAPTURE
             };
-            (m, score)
-        })
-        .collect()
+            back + 16 * burden(attacker) - victim
+        } else if ctx.killers[ply][0] == Some(m) {
+            KILLER[0]
+        } else if ctx.killers[ply][1] == Some(m) {
+            KILLER[1]
+        } else {
+            let from = m.from().map_or(0, |s| s as usize);
+            let offer = if lands_attacked(pos, m) { OFFER } else { 0 };
+            ctx.history[side][from][m.to() as usize] + offer
+        };
+        (m, score)
+    }));
 }
 
 /// Takes the best-scored move out of `scored[index..]` into `scored[index]` (selection sort).

@@ -35,18 +35,34 @@ impl SearchContext<'_> {
         ply: usize,
         choices: usize,
     ) -> Score {
-        let moves = match self.enter_node(pos, ply) {
-            Ok(moves) => moves,
-            Err(score) => return score,
+        let mut scratch = self.take_scratch(ply);
+        let score = match self.enter_node(pos, ply, &mut scratch.moves) {
+            Ok(()) => self.quiescence_moves(
+                pos,
+                &scratch.moves,
+                &mut scratch.scored,
+                alpha,
+                beta,
+                ply,
+                choices,
+            ),
+            Err(score) => score,
         };
-        self.quiescence_moves(pos, &moves, alpha, beta, ply, choices)
+        self.return_scratch(ply, scratch);
+        score
     }
 
-    /// Quiescence for a node whose moves and terminal state are known.
+    /// Quiescence for a node whose moves and terminal state are known; `scored` is the node's
+    /// buffer for its ordered moves.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the node's window and buffers, passed once"
+    )]
     pub(super) fn quiescence_moves(
         &mut self,
         pos: &Antichess,
         moves: &[Move],
+        scored: &mut Vec<(Move, Score)>,
         mut alpha: Score,
         beta: Score,
         ply: usize,
@@ -59,17 +75,17 @@ impl SearchContext<'_> {
             return evaluate_with(pos, self.eval);
         }
         let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
-        let mut scored = score_moves(self, pos, moves, None, ply);
+        score_moves(self, pos, moves, None, ply, scored);
         let mut best = -INFINITY;
         for index in 0..scored.len() {
-            let m = pick(&mut scored, index);
+            let m = pick(scored, index);
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.keys.push(hash::key_after(pos, key, m, &child));
             let score = -self.quiescence(&child, -beta, -alpha, ply + 1, choices);
             self.keys.pop();
             if self.stopped {
-                return 0;
+                break;
             }
             if score > best {
                 best = score;
@@ -81,6 +97,9 @@ impl SearchContext<'_> {
                     }
                 }
             }
+        }
+        if self.stopped {
+            return 0;
         }
         best
     }

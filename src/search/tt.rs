@@ -37,6 +37,12 @@ struct Entry {
 
 const _: () = assert!(std::mem::size_of::<Entry>() == ENTRY_BYTES);
 
+/// A bucket fills one 64-byte cache line and is aligned to it, so a probe touches one line.
+#[derive(Default)]
+#[repr(align(64))]
+struct Bucket([Entry; BUCKET]);
+const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
+
 /// What a probe finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtHit {
@@ -48,7 +54,7 @@ pub struct TtHit {
 }
 
 pub struct TranspositionTable {
-    entries: Vec<Entry>,
+    buckets: Vec<Bucket>,
     mask: usize,
     age: AtomicU64,
 }
@@ -114,18 +120,18 @@ pub fn score_from_tt(score: Score, ply: usize) -> Score {
 impl TranspositionTable {
     /// A table of at most `megabytes` MiB (at least one bucket).
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let buckets = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
-        let mut entries = Vec::with_capacity(buckets * BUCKET);
-        entries.resize_with(buckets * BUCKET, Entry::default);
+        let count = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
+        let mut buckets = Vec::with_capacity(count);
+        buckets.resize_with(count, Bucket::default);
         TranspositionTable {
-            entries,
-            mask: buckets - 1,
+            buckets,
+            mask: count - 1,
             age: AtomicU64::new(0),
         }
     }
 
     pub fn clear(&self) {
-        for e in &self.entries {
+        for e in self.buckets.iter().flat_map(|b| &b.0) {
             e.data.store(0, Ordering::Relaxed);
             e.key_xor_data.store(0, Ordering::Relaxed);
         }
@@ -137,9 +143,8 @@ impl TranspositionTable {
         self.age.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> &[Entry] {
-        let start = (key as usize & self.mask) * BUCKET;
-        &self.entries[start..start + BUCKET]
+    fn bucket(&self, key: u64) -> &[Entry; BUCKET] {
+        &self.buckets[key as usize & self.mask].0
     }
 
     pub fn probe(&self, key: u64) -> Option<TtHit> {
@@ -196,9 +201,12 @@ impl TranspositionTable {
     /// Per mille of entries used by the current search, sampled from the first thousand.
     pub fn hashfull(&self) -> u32 {
         let age = self.age.load(Ordering::Relaxed) & 0x3f;
-        let sample = self.entries.len().min(1000);
-        let used = self.entries[..sample]
+        let sample = (self.buckets.len() * BUCKET).min(1000);
+        let used = self
+            .buckets
             .iter()
+            .flat_map(|b| &b.0)
+            .take(sample)
             .filter(|e| {
                 let data = e.data.load(Ordering::Relaxed);
                 data != 0 && (data >> 58) & 0x3f == age

@@ -121,8 +121,7 @@ impl TranspositionTable {
     /// A table of at most `megabytes` MiB (at least one bucket).
     pub fn new(megabytes: usize) -> TranspositionTable {
         let count = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
-        let mut buckets = Vec::with_capacity(count);
-        buckets.resize_with(count, Bucket::default);
+        let buckets = (0..count).map(|_| Bucket::default()).collect();
         TranspositionTable {
             buckets,
             mask: count - 1,
@@ -131,9 +130,11 @@ impl TranspositionTable {
     }
 
     pub fn clear(&self) {
-        for e in self.buckets.iter().flat_map(|b| &b.0) {
-            e.data.store(0, Ordering::Relaxed);
-            e.key_xor_data.store(0, Ordering::Relaxed);
+        for bucket in &self.buckets {
+            for e in &bucket.0 {
+                e.data.store(0, Ordering::Relaxed);
+                e.key_xor_data.store(0, Ordering::Relaxed);
+            }
         }
         self.age.store(0, Ordering::Relaxed);
     }

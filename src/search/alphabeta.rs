@@ -173,7 +173,7 @@ impl SearchContext<'_> {
                 }
             }
         }
-        let tt_move = self.tt_move(&moves, key);
+        let tt_move = self.tt_move(moves, key);
         // Internal iterative reduction: a deep node the table knows nothing about is probably
         // not on the principal line; search it a ply shallower (the next iteration fills the
         // table for it).

@@ -145,38 +145,36 @@ impl Tablebases {
         for m in pos.legal_moves() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let (wdl, dtz) = if child.board().by_color(child.turn()).is_empty() {
-                // We took the opponent's last piece: the opponent has nothing left and wins.
-                (Wdl::Loss, Some(0))
-            } else if child.legal_moves().is_empty() {
-                // The rules decide at once (a stalemate); the tables hold no such positions.
-                let outcome = crate::rules::outcome::stalemate_outcome(&child, rule);
-                let wdl = match outcome.winner {
-                    Some(w) if w == pos.turn() => Wdl::Win,
-                    Some(_) => Wdl::Loss,
-                    None => Wdl::Draw,
-                };
-                (wdl, Some(0))
-            } else {
-                // A zeroing move is 0 plies from zeroing; otherwise one DTZ probe gives both the
-                // WDL and the distance. Without a DTZ table (KBNvK) the WDL after zeroing is
-                // the best there is.
-                let child_dtz = if m.is_zeroing() {
-                    None
+            let (wdl, dtz) =
+                if let Some(outcome) = crate::rules::outcome::position_outcome(&child, rule) {
+                    // The rules decide at once (a side without pieces, a stalemate, a dead
+                    // position); the tables hold no such positions, so the rules layer says.
+                    let wdl = match outcome.winner {
+                        Some(w) if w == pos.turn() => Wdl::Win,
+                        Some(_) => Wdl::Loss,
+                        None => Wdl::Draw,
+                    };
+                    (wdl, Some(0))
                 } else {
-                    self.dtz(&child, rule, limit)
+                    // A zeroing move is 0 plies from zeroing; otherwise one DTZ probe gives both the
+                    // WDL and the distance. Without a DTZ table (KBNvK) the WDL after zeroing is
+                    // the best there is.
+                    let child_dtz = if m.is_zeroing() {
+                        None
+                    } else {
+                        self.dtz(&child, rule, limit)
+                    };
+                    let child_wdl = match child_dtz {
+                        Some(dtz) => Wdl::from_dtz(Dtz(dtz)),
+                        None => self.wdl_after_zeroing(&child, rule, limit)?,
+                    };
+                    let dtz = if m.is_zeroing() {
+                        Some(0)
+                    } else {
+                        child_dtz.map(|d| -d)
+                    };
+                    (-child_wdl, dtz)
                 };
-                let child_wdl = match child_dtz {
-                    Some(dtz) => Wdl::from_dtz(Dtz(dtz)),
-                    None => self.wdl_after_zeroing(&child, rule, limit)?,
-                };
-                let dtz = if m.is_zeroing() {
-                    Some(0)
-                } else {
-                    child_dtz.map(|d| -d)
-                };
-                (-child_wdl, dtz)
-            };
             ranked.push(RankedMove { m, wdl, dtz });
         }
         ranked.sort_by_key(|r| {

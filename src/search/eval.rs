@@ -83,7 +83,11 @@ impl EvalParams {
     /// Under FICS suicide rules (a stalemate is won by the side with fewer pieces). Two sets tuned
     /// on suicide self-play did not beat the default weights in suicide self-play: 52.0%
     /// (+46 =12 -42, round 2, 76,246 positions) and 48.0% (+40 =16 -44, round 4's terms on
-    /// 75,266 positions), 100 games each, so suicide plays with the default weights.
+    /// 75,266 positions), 100 games each, so suicide plays with the default weights. A third
+    /// attempt (204,064 positions, 10,000 new games of the bench-156723 engine added) with two
+    /// extra terms, the piece-count lead times how near both sides are to having no quiet move
+    /// left and that nearness itself, lost too: 48.0% with the whole refit, 47.75% with only
+    /// the two terms on the default weights (200 games each at 2+0.02).
     pub const SUICIDE: EvalParams = EvalParams::DEFAULT;
 
     /// The weights the engine plays with under a stalemate convention.

@@ -21,6 +21,8 @@ use crate::rules::hash;
 
 /// Nodes with a choice of captures followed at most below the main search. Two won in self-play
 /// against three (54.5% over 400 games), three against four, and six lost against four.
+/// Following only the best-ordered capture once the budget is spent, instead of scoring the
+/// position statically, lost too (45.75% over 200 games).
 const MAX_CHOICES: usize = 2;
 /// Capture plies followed at most below the main search.
 pub(super) const MAX_CAPTURE_PLIES: usize = 32;

@@ -10,7 +10,10 @@ use std::time::Duration;
 
 use super::SearchLimits;
 
-/// Moves left in the game when the GUI does not say (antichess games are short).
+/// Moves left in the game when the GUI does not say (antichess games are short). Spending more
+/// per move did not win in self-play: 18 scored 49.0% (200 games, 2+0.02), 15 scored 50.0%
+/// (200 games, 5+0.05), although against Fairy-Stockfish at 10+0.1 Syotti ends its games with
+/// about half of its clock or more left (mean of 20 games per variant).
 const DEFAULT_MOVES_TO_GO: u32 = 25;
 /// Never plan on less than this for a move.
 const MIN_THINK: Duration = Duration::from_millis(1);

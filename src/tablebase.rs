@@ -18,7 +18,7 @@ use shakmaty::{variant::Antichess, Move, Position, Role};
 use shakmaty_syzygy::{Dtz, Tablebase, Wdl};
 use thiserror::Error;
 
-use crate::rules::StalemateRule;
+use crate::rules::{outcome::position_outcome, StalemateRule};
 
 #[derive(Debug, Error)]
 pub enum TablebaseError {
@@ -145,36 +145,26 @@ impl Tablebases {
         for m in pos.legal_moves() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let (wdl, dtz) =
-                if let Some(outcome) = crate::rules::outcome::position_outcome(&child, rule) {
-                    // The rules decide at once (a side without pieces, a stalemate, a dead
-                    // position); the tables hold no such positions, so the rules layer says.
-                    let wdl = match outcome.winner {
-                        Some(w) if w == pos.turn() => Wdl::Win,
-                        Some(_) => Wdl::Loss,
-                        None => Wdl::Draw,
-                    };
-                    (wdl, Some(0))
-                } else {
-                    // A zeroing move is 0 plies from zeroing; otherwise one DTZ probe gives both the
-                    // WDL and the distance. Without a DTZ table (KBNvK) the WDL after zeroing is
-                    // the best there is.
-                    let child_dtz = if m.is_zeroing() {
-                        None
-                    } else {
-                        self.dtz(&child, rule, limit)
-                    };
-                    let child_wdl = match child_dtz {
-                        Some(dtz) => Wdl::from_dtz(Dtz(dtz)),
-                        None => self.wdl_after_zeroing(&child, rule, limit)?,
-                    };
-                    let dtz = if m.is_zeroing() {
-                        Some(0)
-                    } else {
-                        child_dtz.map(|d| -d)
-                    };
-                    (-child_wdl, dtz)
+            let (wdl, dtz) = if let Some(outcome) = position_outcome(&child, rule) {
+                // The rules decide at once (a side without pieces, a stalemate, a dead
+                // position); the tables hold no such positions, so the rules layer says.
+                let wdl = match outcome.score_for(pos.turn()) {
+                    1 => Wdl::Win,
+                    0 => Wdl::Draw,
+                    _ => Wdl::Loss,
                 };
+                (wdl, Some(0))
+            } else if m.is_zeroing() {
+                // A zeroing move is 0 plies from zeroing.
+                (-self.wdl_after_zeroing(&child, rule, limit)?, Some(0))
+            } else {
+                // One DTZ probe gives both the WDL and the distance. Without a DTZ table
+                // (KBNvK) the WDL after zeroing is the best there is.
+                match self.dtz(&child, rule, limit) {
+                    Some(d) => (-Wdl::from_dtz(Dtz(d)), Some(-d)),
+                    None => (-self.wdl_after_zeroing(&child, rule, limit)?, None),
+                }
+            };
             ranked.push(RankedMove { m, wdl, dtz });
         }
         ranked.sort_by_key(|r| {

@@ -33,7 +33,10 @@
 //! safe quiet move at all. Having none is good for the side to move (+518 opening, +976
 //! endgame): whatever it plays hands over a capture, which is what antichess wants. It won
 //! 56.75% (+94 =39 −67) in antichess and 57.75% (+95 =41 −64) in suicide self-play against
-//! round 5 (200 games each, 2+0.02).
+//! round 5 (200 games each, 2+0.02). A round 7 that added "exactly one safe quiet move" for
+//! each side and refitted all 36 weights on 366,654 positions of round 6's self-play (10,000
+//! games at 8,000 nodes) swung the yes/no weights to extremes (no safe move −1130 opening,
+//! +3158 endgame) and lost 43.25% (+72 =29 −99) to round 6, so it was dropped.
 
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 

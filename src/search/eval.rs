@@ -36,7 +36,9 @@
 //! round 5 (200 games each, 2+0.02). A round 7 that added "exactly one safe quiet move" for
 //! each side and refitted all 36 weights on 366,654 positions of round 6's self-play (10,000
 //! games at 8,000 nodes) swung the yes/no weights to extremes (no safe move −1130 opening,
-//! +3158 endgame) and lost 43.25% (+72 =29 −99) to round 6, so it was dropped.
+//! +3158 endgame) and lost 43.25% (+72 =29 −99) to round 6, so it was dropped. Refitting only
+//! round 6's 32 weights on the same positions swung them the same way (−1080 / +3048) and lost
+//! too, 46.0% (+73 =38 −89): the trouble is the refit on round 6's own games, not the new terms.
 
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 

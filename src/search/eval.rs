@@ -126,24 +126,59 @@ impl EvalParams {
         }
     }
 
+    /// Every weight, in the tuner's order: the one place that order is written down, for
+    /// `to_vec` and `from_slice` alike.
+    fn slots_mut(&mut self) -> Vec<&mut Score> {
+        let EvalParams {
+            burden_opening,
+            burden_endgame,
+            mobility,
+            attacked,
+            tempo,
+            attacked_endgame,
+            tempo_endgame,
+            pawn_mobility,
+            blocked_pawn,
+            pawn_rank,
+            safe_mobility,
+            safe_mobility_endgame,
+            attacked_any,
+            attacked_any_endgame,
+            stuck,
+            stuck_endgame,
+            their_stuck,
+            their_stuck_endgame,
+        } = self;
+        let mut v: Vec<&mut Score> = Vec::with_capacity(Self::LEN);
+        v.extend(burden_opening.iter_mut());
+        v.extend(burden_endgame.iter_mut());
+        v.extend([
+            mobility,
+            attacked,
+            tempo,
+            attacked_endgame,
+            tempo_endgame,
+            pawn_mobility,
+            blocked_pawn,
+        ]);
+        v.extend(pawn_rank.iter_mut());
+        v.extend([
+            safe_mobility,
+            safe_mobility_endgame,
+            attacked_any,
+            attacked_any_endgame,
+            stuck,
+            stuck_endgame,
+            their_stuck,
+            their_stuck_endgame,
+        ]);
+        v
+    }
+
     /// The weights as one list (for the tuner), and back.
     pub fn to_vec(&self) -> Vec<Score> {
-        let mut v = Vec::with_capacity(Self::LEN);
-        v.extend_from_slice(&self.burden_opening);
-        v.extend_from_slice(&self.burden_endgame);
-        v.extend_from_slice(&[self.mobility, self.attacked, self.tempo]);
-        v.extend_from_slice(&[
-            self.attacked_endgame,
-            self.tempo_endgame,
-            self.pawn_mobility,
-            self.blocked_pawn,
-        ]);
-        v.extend_from_slice(&self.pawn_rank);
-        v.extend_from_slice(&[self.safe_mobility, self.safe_mobility_endgame]);
-        v.extend_from_slice(&[self.attacked_any, self.attacked_any_endgame]);
-        v.extend_from_slice(&[self.stuck, self.stuck_endgame]);
-        v.extend_from_slice(&[self.their_stuck, self.their_stuck_endgame]);
-        v
+        let mut copy = *self;
+        copy.slots_mut().into_iter().map(|w| *w).collect()
     }
 
     /// Number of weights.
@@ -154,24 +189,9 @@ impl EvalParams {
             return None;
         }
         let mut p = EvalParams::DEFAULT;
-        p.burden_opening.copy_from_slice(&v[0..6]);
-        p.burden_endgame.copy_from_slice(&v[6..12]);
-        p.mobility = v[12];
-        p.attacked = v[13];
-        p.tempo = v[14];
-        p.attacked_endgame = v[15];
-        p.tempo_endgame = v[16];
-        p.pawn_mobility = v[17];
-        p.blocked_pawn = v[18];
-        p.pawn_rank.copy_from_slice(&v[19..24]);
-        p.safe_mobility = v[24];
-        p.safe_mobility_endgame = v[25];
-        p.attacked_any = v[26];
-        p.attacked_any_endgame = v[27];
-        p.stuck = v[28];
-        p.stuck_endgame = v[29];
-        p.their_stuck = v[30];
-        p.their_stuck_endgame = v[31];
+        for (slot, &w) in p.slots_mut().into_iter().zip(v) {
+            *slot = w;
+        }
         Some(p)
     }
 }
@@ -368,6 +388,12 @@ mod tests {
         let v = EvalParams::DEFAULT.to_vec();
         assert_eq!(EvalParams::from_slice(&v), Some(EvalParams::DEFAULT));
         assert_eq!(EvalParams::from_slice(&v[1..]), None);
+        // Every slot is written and read back in place (no weight kept from the defaults).
+        let distinct: Vec<Score> = (1..=EvalParams::LEN as Score).collect();
+        let p = EvalParams::from_slice(&distinct).expect("length");
+        assert_eq!(p.to_vec(), distinct);
+        assert_eq!(p.burden_opening[0], 1);
+        assert_eq!(p.their_stuck_endgame, EvalParams::LEN as Score);
     }
 
     #[test]

@@ -127,50 +127,30 @@ impl EvalParams {
     }
 
     /// Every weight, in the tuner's order: the one place that order is written down, for
-    /// `to_vec` and `from_slice` alike.
+    /// `to_vec` and `from_slice` alike. A weight left out here fails `params_round_trip`.
     fn slots_mut(&mut self) -> Vec<&mut Score> {
-        let EvalParams {
-            burden_opening,
-            burden_endgame,
-            mobility,
-            attacked,
-            tempo,
-            attacked_endgame,
-            tempo_endgame,
-            pawn_mobility,
-            blocked_pawn,
-            pawn_rank,
-            safe_mobility,
-            safe_mobility_endgame,
-            attacked_any,
-            attacked_any_endgame,
-            stuck,
-            stuck_endgame,
-            their_stuck,
-            their_stuck_endgame,
-        } = self;
         let mut v: Vec<&mut Score> = Vec::with_capacity(Self::LEN);
-        v.extend(burden_opening.iter_mut());
-        v.extend(burden_endgame.iter_mut());
+        v.extend(self.burden_opening.iter_mut());
+        v.extend(self.burden_endgame.iter_mut());
         v.extend([
-            mobility,
-            attacked,
-            tempo,
-            attacked_endgame,
-            tempo_endgame,
-            pawn_mobility,
-            blocked_pawn,
+            &mut self.mobility,
+            &mut self.attacked,
+            &mut self.tempo,
+            &mut self.attacked_endgame,
+            &mut self.tempo_endgame,
+            &mut self.pawn_mobility,
+            &mut self.blocked_pawn,
         ]);
-        v.extend(pawn_rank.iter_mut());
+        v.extend(self.pawn_rank.iter_mut());
         v.extend([
-            safe_mobility,
-            safe_mobility_endgame,
-            attacked_any,
-            attacked_any_endgame,
-            stuck,
-            stuck_endgame,
-            their_stuck,
-            their_stuck_endgame,
+            &mut self.safe_mobility,
+            &mut self.safe_mobility_endgame,
+            &mut self.attacked_any,
+            &mut self.attacked_any_endgame,
+            &mut self.stuck,
+            &mut self.stuck_endgame,
+            &mut self.their_stuck,
+            &mut self.their_stuck_endgame,
         ]);
         v
     }

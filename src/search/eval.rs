@@ -39,6 +39,9 @@
 //! +3158 endgame) and lost 43.25% (+72 =29 −99) to round 6, so it was dropped. Refitting only
 //! round 6's 32 weights on the same positions swung them the same way (−1080 / +3048) and lost
 //! too, 46.0% (+73 =38 −89): the trouble is the refit on round 6's own games, not the new terms.
+//! Refitting the 32 weights on both sets together (747,122 positions of round 5's and round 6's
+//! games) moved them less (no safe move +84 opening, +1512 endgame) but lost as well, 47.5%
+//! (+78 =34 −88, 200 games at 2+0.02).
 
 use shakmaty::{attacks, variant::Antichess, Bitboard, Board, Color, Position, Role};
 

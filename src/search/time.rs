@@ -13,9 +13,10 @@ use super::SearchLimits;
 /// Moves left in the game when the GUI does not say (antichess games are short). With 25, Syotti
 /// ended its games against Fairy-Stockfish at 10+0.1 with about half of its clock left (mean of 20
 /// games per variant). 15 spends that time: against Fairy-Stockfish 11.1 (10+0.1, 200 antichess
-/// games, Contempt 200) it scored 87.5% against 83.0% with 25, and the milestone run of this
-/// build scored 88.0% in antichess and 87.5% in suicide. In self-play against 25 it is about even:
-/// 50.0% and 53.0% (two runs of 200 games at 5+0.05); 18 scored 49.0% (200 games, 2+0.02).
+/// games, Contempt 200) it scored 87.5% against 83.0% with 25, and the milestone run with 15
+/// (build fc7ccd2) scored 88.0% in antichess and 87.5% in suicide. In self-play against 25 it is
+/// about even: 50.0% and 53.0% (two runs of 200 games at 5+0.05); 18 scored 49.0% (200 games,
+/// 2+0.02). A GUI-given movestogo is capped at this value too; that was not measured separately.
 const DEFAULT_MOVES_TO_GO: u32 = 15;
 /// Never plan on less than this for a move.
 const MIN_THINK: Duration = Duration::from_millis(1);

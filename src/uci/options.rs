@@ -285,7 +285,8 @@ mod tests {
         assert_eq!(o.set("Contempt", Some("25")), Ok(OptionEffect::Nothing));
         assert_eq!(o.contempt, 25);
         assert!(o.set("Contempt", Some("-5")).is_err());
-        assert!(o.set("Contempt", Some("1001")).is_err());
+        let above_max = (CONTEMPT_MAX + 1).to_string();
+        assert!(o.set("Contempt", Some(above_max.as_str())).is_err());
         assert_eq!(o.contempt, 25);
         assert_eq!(o.hash_mb, 64);
         assert!(o.set("move overhead", Some("100")).is_ok());

@@ -64,7 +64,8 @@ fn prover(c: &mut Criterion) {
         let pos = parse_fen(fen).expect("valid");
         group.bench_function(name, |b| {
             b.iter(|| {
-                let report = prove(&pos, StalemateRule::default(), &[], &limits, None, None);
+                let report = prove(&pos, StalemateRule::default(), &[], &limits, None, None)
+                    .expect("the proof table");
                 match report.outcome {
                     ProofOutcome::Win { best, .. } => assert_eq!(uci(best), expected),
                     other => panic!("{name}: {other:?}"),

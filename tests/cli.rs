@@ -249,3 +249,27 @@ fn perft_prove_verify_and_bad_input() {
     let out = syotti(&["prove", "--moves", "e2e9"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn tables_the_machine_cannot_give_are_refused_with_a_message() {
+    // Far more than any machine this runs on: a message and status 2, not an abort.
+    let out = syotti(&["prove", "--moves", "e2e4", "--memory", "99999999"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cannot allocate 99999999 MiB for the proof table"),
+        "{}",
+        text(&out.stderr)
+    );
+    let too_big = syotti::memory::available_bytes().is_some_and(|b| b < 60 << 30);
+    if too_big {
+        let out = syotti(&[
+            "analyse", "--fen", AFTER_E4, "--hash", "65536", "--depth", "1",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("cannot allocate 65536 MiB for the hash table"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}

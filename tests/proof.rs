@@ -34,6 +34,7 @@ fn prove_game(game: &Game) -> ProofOutcome {
         None,
         None,
     )
+    .expect("the proof table")
     .outcome
 }
 
@@ -180,7 +181,7 @@ fn verifier_catches_broken_proofs() {
 fn history_repetitions_are_respected() {
     // The rook ending from the study: proved from scratch...
     let pos: Antichess = syotti::rules::parse_fen("8/8/8/8/7R/8/1k6/8 b - - 0 7").expect("valid");
-    let plain = prove(&pos, StalemateRule::default(), &[], &limits(), None, None);
+    let plain = prove(&pos, StalemateRule::default(), &[], &limits(), None, None).expect("table");
     assert!(matches!(plain.outcome, ProofOutcome::Loss { .. }));
     // ...and with a history that already holds the root: still decided on its own merits.
     let history = [hash::key(&pos)];
@@ -191,7 +192,8 @@ fn history_repetitions_are_respected() {
         &limits(),
         None,
         None,
-    );
+    )
+    .expect("the proof table");
     assert!(matches!(again.outcome, ProofOutcome::Loss { .. }));
 }
 
@@ -256,7 +258,8 @@ fn time_and_node_limits_end_the_search() {
             &limits,
             None,
             None,
-        );
+        )
+        .expect("the proof table");
         assert_eq!(report.outcome, ProofOutcome::Unknown);
         assert!(
             started.elapsed() < std::time::Duration::from_secs(5),

@@ -231,6 +231,33 @@ fn bad_input_is_answered_and_survived() {
 }
 
 #[test]
+fn a_hash_the_machine_cannot_give_keeps_the_old_table() {
+    // Only meaningful where 64 GiB cannot be had (this project's machines have 24).
+    if syotti::memory::available_bytes().is_none_or(|b| b >= 60 << 30) {
+        return;
+    }
+    let mut e = Engine::start();
+    e.send("setoption name Hash value 65536");
+    let lines = e.until("info string error");
+    assert!(
+        lines.last().is_some_and(|l| l
+            .starts_with("info string error: cannot allocate 65536 MiB for Hash")
+            && l.ends_with("keeping 16 MiB")),
+        "{lines:?}"
+    );
+    e.ready();
+    // A table the machine can give replaces the old one; the engine searches on.
+    e.send("setoption name Hash value 32");
+    e.ready();
+    e.send("position startpos moves e2e3");
+    e.send("go depth 4");
+    let best = e.bestmove();
+    let mut game = Game::default();
+    game.play_text("e2e3").expect("legal");
+    game.play_text(&best).expect("bestmove is legal");
+}
+
+#[test]
 fn forced_capture_is_played() {
     let mut e = Engine::start();
     e.send("position startpos moves e2e3 b7b5");

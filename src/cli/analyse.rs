@@ -518,9 +518,19 @@ pub fn run(args: &AnalyseArgs) -> u8 {
         Ok(t) => t.map(Arc::new),
         Err(code) => return code,
     };
+    let tt = match TranspositionTable::try_new(args.hash as usize, 0) {
+        Ok(tt) => tt,
+        Err(e) => {
+            eprintln!(
+                "error: cannot allocate {} MiB for the hash table (--hash): {}",
+                args.hash, e.reason
+            );
+            return EXIT_BAD_INPUT;
+        }
+    };
     let mut analyser = Analyser {
         args,
-        tt: TranspositionTable::new(args.hash as usize),
+        tt,
         tables,
         failed: false,
         done: 0,

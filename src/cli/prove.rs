@@ -148,7 +148,14 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
             (pos, report, tables)
         });
     let (pos, report, tables) = match worker.map(|h| h.join()) {
-        Ok(Ok(done)) => done,
+        Ok(Ok((pos, Ok(report), tables))) => (pos, report, tables),
+        Ok(Ok((_, Err(e), _))) => {
+            eprintln!(
+                "error: cannot allocate {} MiB for the proof table (--memory): {}",
+                args.memory, e.reason
+            );
+            return EXIT_BAD_INPUT;
+        }
         _ => {
             eprintln!("error: the prover failed");
             return 1;

@@ -25,6 +25,7 @@ use crossbeam_channel::Sender;
 use shakmaty::{variant::Antichess, Position};
 
 use crate::{
+    memory::AllocError,
     proof::ProofLimits,
     rules::{hash, StalemateRule},
     search::{
@@ -80,16 +81,29 @@ impl Engine {
         self.running.is_some()
     }
 
-    /// Replaces the transposition table (only between searches).
-    pub fn resize(&mut self, hash_mb: usize) {
+    /// Replaces the transposition table (only between searches). If the machine cannot give the
+    /// new size, the old table stays and the error says why.
+    pub fn resize(&mut self, hash_mb: usize) -> Result<(), AllocError> {
         self.wait();
-        self.tt = Arc::new(TranspositionTable::new(hash_mb));
+        self.tt = Arc::new(TranspositionTable::try_new(hash_mb, self.tt.bytes())?);
+        Ok(())
+    }
+
+    /// The transposition table's size in bytes.
+    pub fn hash_bytes(&self) -> usize {
+        self.tt.bytes()
     }
 
     /// Forgets everything learnt (only between searches).
     pub fn clear(&mut self) {
         self.wait();
-        self.tt.clear();
+        // A fresh zeroed table costs nothing until the search fills it; writing zeros over a
+        // large one would take seconds and commit all of its memory at once.
+        let megabytes = self.tt.bytes() >> 20;
+        match TranspositionTable::try_new(megabytes, self.tt.bytes()) {
+            Ok(fresh) => self.tt = Arc::new(fresh),
+            Err(_) => self.tt.clear(),
+        }
     }
 
     /// Starts a search; `done` receives `()` after `bestmove` has been reported.
@@ -160,6 +174,9 @@ impl Drop for Engine {
 
 /// Nodes for the proof scan when only a depth bounds the search.
 const PROOF_NODES_FOR_DEPTH: u64 = 100_000;
+/// The proof scan's table is at most this many MiB, whatever `Hash` is: a scan gets a share of
+/// one move's time and fills a small part of even this much.
+const PROOF_SCAN_MEMORY_MAX_MB: usize = 1024;
 /// Time for the proof scan of an infinite or ponder search.
 const PROOF_TIME_UNBOUNDED: Duration = Duration::from_secs(2);
 
@@ -178,7 +195,7 @@ fn proof_limits(request: &SearchRequest) -> ProofLimits {
     ProofLimits {
         nodes,
         time,
-        memory_mb: request.proof_memory_mb,
+        memory_mb: request.proof_memory_mb.min(PROOF_SCAN_MEMORY_MAX_MB),
     }
 }
 
@@ -205,7 +222,7 @@ pub fn run_search(
         return run_alpha_beta(request, &request.limits, tt, control, reporter);
     }
     let started = Instant::now();
-    let scan = proof_scan::scan(
+    let scan = match proof_scan::scan(
         &request.position,
         request.rule,
         &request.history,
@@ -215,7 +232,13 @@ pub fn run_search(
             .as_deref()
             .map(|tb| (tb, request.probe_limit)),
         control.stop_flag(),
-    );
+    ) {
+        Ok(scan) => scan,
+        Err(e) => {
+            reporter.message(&format!("error: proof scan skipped: {e}"));
+            proof_scan::ScanResult::default()
+        }
+    };
     if let Some(win) = scan.win {
         let score = MATE - win.plies as i32;
         let key = hash::key(&request.position);
@@ -306,8 +329,8 @@ fn run_alpha_beta(
         ..params.clone()
     };
     thread::scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|| {
+        for started in 0..helpers {
+            let spawned = thread::Builder::new().spawn_scoped(scope, || {
                 search::search(
                     &request.position,
                     &helper_params,
@@ -317,6 +340,15 @@ fn run_alpha_beta(
                     &SilentReporter,
                 )
             });
+            // The machine may refuse threads (`Threads` is the user's): search with those it gave.
+            if let Err(e) = spawned {
+                reporter.message(&format!(
+                    "error: cannot start search thread {}: {e}; searching with {}",
+                    started + 2,
+                    started + 1
+                ));
+                break;
+            }
         }
         let result = search::search(&request.position, &params, limits, tt, control, reporter);
         helper_control.stop();

@@ -14,6 +14,7 @@ use std::{
 use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
+    memory::AllocError,
     proof::{dfpn::prove_with_tables, verify::verify_with_tables, ProofLimits, ProofOutcome},
     rules::{hash, StalemateRule},
     tablebase::Tablebases,
@@ -49,18 +50,18 @@ pub fn scan(
     limits: &ProofLimits,
     tables: Option<(&Tablebases, usize)>,
     stop: &AtomicBool,
-) -> ScanResult {
+) -> Result<ScanResult, AllocError> {
     let mut result = ScanResult::default();
     let moves = pos.legal_moves();
     if moves.is_empty() {
-        return result;
+        return Ok(result);
     }
     let half = ProofLimits {
         nodes: limits.nodes.map(|n| n / 2),
         time: limits.time.map(|t| t / 2),
         ..limits.clone()
     };
-    let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None);
+    let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None)?;
     result.nodes += report.nodes;
     match report.outcome {
         ProofOutcome::Win { best, proof }
@@ -71,11 +72,11 @@ pub fn scan(
                 plies: proof.depth(),
                 line: proof.main_line(crate::search::MAX_PLY),
             });
-            return result;
+            return Ok(result);
         }
         ProofOutcome::Loss { .. } => {
             result.losing = moves.to_vec();
-            return result;
+            return Ok(result);
         }
         _ => {}
     }
@@ -92,7 +93,7 @@ pub fn scan(
     if per_move.time.is_some_and(|t| t < MIN_PROOF_TIME)
         || per_move.nodes.is_some_and(|n| n < MIN_PROOF_NODES)
     {
-        return result;
+        return Ok(result);
     }
     let mut move_nodes = 0;
     let root_key = hash::key(pos);
@@ -109,7 +110,7 @@ pub fn scan(
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
-        let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None);
+        let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None)?;
         result.nodes += report.nodes;
         move_nodes += report.nodes;
         match report.outcome {
@@ -124,11 +125,11 @@ pub fn scan(
                     plies: proof.depth() + 1,
                     line,
                 });
-                return result;
+                return Ok(result);
             }
             ProofOutcome::Win { .. } => result.losing.push(m),
             _ => {}
         }
     }
-    result
+    Ok(result)
 }

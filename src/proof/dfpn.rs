@@ -24,6 +24,7 @@ use shakmaty::{variant::Antichess, Color, Move, Position};
 use shakmaty_syzygy::Wdl;
 
 use super::{table::ProofTable, tree, Pn, ProofLimits, PN_INFINITY};
+use crate::memory::AllocError;
 use crate::{
     rules::{
         game, hash,
@@ -124,11 +125,11 @@ impl<'a> Dfpn<'a> {
         limits: ProofLimits,
         start: Instant,
         stop: Option<&'a AtomicBool>,
-    ) -> Dfpn<'a> {
-        Dfpn {
+    ) -> Result<Dfpn<'a>, AllocError> {
+        Ok(Dfpn {
             rule,
             attacker,
-            table: ProofTable::new(limits.memory_mb),
+            table: ProofTable::new(limits.memory_mb)?,
             path: history.to_vec(),
             nodes: 0,
             limits,
@@ -139,7 +140,7 @@ impl<'a> Dfpn<'a> {
             root_values: (1, 1),
             root_path_len: history.len(),
             tables: None,
-        }
+        })
     }
 
     /// (phi, delta) of a position fixed by the rules, for its side to move, if it is one.
@@ -400,7 +401,7 @@ pub fn prove<'a>(
     limits: &ProofLimits,
     stop: Option<&'a AtomicBool>,
     progress: Option<Progress<'a>>,
-) -> ProofReport {
+) -> Result<ProofReport, AllocError> {
     prove_with_tables(pos, rule, history, limits, None, stop, progress)
 }
 
@@ -413,7 +414,7 @@ pub fn prove_with_tables<'a>(
     tables: Option<(&'a Tablebases, usize)>,
     stop: Option<&'a AtomicBool>,
     mut progress: Option<Progress<'a>>,
-) -> ProofReport {
+) -> Result<ProofReport, AllocError> {
     let start = Instant::now();
     let key = hash::key(pos);
     // The root is on the path by itself; only earlier positions count as history.
@@ -427,7 +428,7 @@ pub fn prove_with_tables<'a>(
     for attacker in [pos.turn(), !pos.turn()] {
         let mut remaining = limits.clone();
         remaining.nodes = limits.nodes.map(|n| n.saturating_sub(nodes));
-        let mut search = Dfpn::new(rule, attacker, history, remaining, start, stop);
+        let mut search = Dfpn::new(rule, attacker, history, remaining, start, stop)?;
         search.tables = tables;
         search.progress = progress.take();
         let (phi, delta) = search.solve(pos, key);
@@ -462,10 +463,10 @@ pub fn prove_with_tables<'a>(
         }
         progress = search.progress.take();
     }
-    ProofReport {
+    Ok(ProofReport {
         outcome,
         nodes,
         time: start.elapsed(),
         table_bytes,
-    }
+    })
 }

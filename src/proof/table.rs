@@ -6,6 +6,7 @@
 //! compute; an evicted entry is simply recomputed when needed again.
 
 use super::{Pn, PN_INFINITY};
+use crate::memory::{self, AllocError, ZeroedTable};
 
 const BUCKET: usize = 4;
 const WORDS: usize = 3;
@@ -23,24 +24,23 @@ pub struct Entry {
 
 pub const ENTRY_BYTES: usize = WORDS * 8;
 
-/// Entries are stored as three words each (key, phi | delta << 32, work) in a `Vec<u64>`: a
-/// zeroed vector of integers comes from the allocator as zeroed pages, so a large table costs
-/// nothing until it is used.
+/// Entries are stored as three words each (key, phi | delta << 32, work): the words come from
+/// the allocator as zeroed pages, so a large table costs nothing until it is used.
 pub struct ProofTable {
-    words: Vec<u64>,
+    words: ZeroedTable<u64>,
     mask: usize,
     stored: usize,
 }
 
 impl ProofTable {
-    /// A table of at most `megabytes` MiB.
-    pub fn new(megabytes: usize) -> ProofTable {
-        let buckets = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
-        ProofTable {
-            words: vec![0; buckets * BUCKET * WORDS],
+    /// A table of at most `megabytes` MiB, or an error if the machine cannot give it.
+    pub fn new(megabytes: usize) -> Result<ProofTable, AllocError> {
+        let buckets = memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
+        Ok(ProofTable {
+            words: ZeroedTable::new(buckets * BUCKET * WORDS, 0)?,
             mask: buckets - 1,
             stored: 0,
-        }
+        })
     }
 
     pub fn bytes(&self) -> usize {
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn put_get_and_bounded_size() {
-        let mut t = ProofTable::new(1);
+        let mut t = ProofTable::new(1).expect("1 MiB");
         assert!(t.bytes() <= 1 << 20);
         t.put(42 << 7, 3, 4, 10, 0);
         assert_eq!(t.get(42 << 7).map(|e| (e.phi, e.delta)), Some((3, 4)));

@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use shakmaty::{packed::PackedUciMove, uci::UciMove, CastlingMode, Move};
 
 use super::{Bound, Score, MATE_BOUND};
+use crate::memory::{self, AllocError, Zeroable, ZeroedTable};
 
 /// The static-eval field of an entry that has none (a capture node, the root, a table hit).
 /// Static evaluations stay within `±EVAL_LIMIT`, far from it.
@@ -43,6 +44,10 @@ const _: () = assert!(std::mem::size_of::<Entry>() == ENTRY_BYTES);
 struct Bucket([Entry; BUCKET]);
 const _: () = assert!(std::mem::size_of::<Bucket>() == 64);
 
+// SAFETY: a bucket is four entries of two `AtomicU64`s each (and alignment padding, of which
+// there is none: the size is asserted above); all zeroes is an empty bucket.
+unsafe impl Zeroable for Bucket {}
+
 /// What a probe finds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TtHit {
@@ -54,7 +59,7 @@ pub struct TtHit {
 }
 
 pub struct TranspositionTable {
-    buckets: Vec<Bucket>,
+    buckets: ZeroedTable<Bucket>,
     mask: usize,
     age: AtomicU64,
 }
@@ -118,19 +123,38 @@ pub fn score_from_tt(score: Score, ply: usize) -> Score {
 }
 
 impl TranspositionTable {
-    /// A table of at most `megabytes` MiB (at least one bucket).
+    /// A table of at most `megabytes` MiB (at least one bucket), for sizes the program chose
+    /// itself; a size from the user goes through [`Self::try_new`].
     pub fn new(megabytes: usize) -> TranspositionTable {
-        let count = crate::memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
-        let buckets = (0..count).map(|_| Bucket::default()).collect();
+        let count = memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
+        TranspositionTable::with_buckets(ZeroedTable::new_or_abort(count))
+    }
+
+    /// A table of at most `megabytes` MiB, or an error if the machine cannot give it.
+    /// `reclaimed` bytes (the table this one replaces) count as available. The memory is zeroed
+    /// by the allocator and taken only as the search fills the table.
+    pub fn try_new(megabytes: usize, reclaimed: usize) -> Result<TranspositionTable, AllocError> {
+        let count = memory::buckets_for(megabytes, ENTRY_BYTES * BUCKET);
+        Ok(TranspositionTable::with_buckets(ZeroedTable::new(
+            count, reclaimed,
+        )?))
+    }
+
+    fn with_buckets(buckets: ZeroedTable<Bucket>) -> TranspositionTable {
         TranspositionTable {
+            mask: buckets.len().max(1) - 1,
             buckets,
-            mask: count - 1,
             age: AtomicU64::new(0),
         }
     }
 
+    /// The table's size in bytes.
+    pub fn bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<Bucket>()
+    }
+
     pub fn clear(&self) {
-        for bucket in &self.buckets {
+        for bucket in self.buckets.iter() {
             for e in &bucket.0 {
                 e.data.store(0, Ordering::Relaxed);
                 e.key_xor_data.store(0, Ordering::Relaxed);

@@ -152,9 +152,19 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let previous_hash = self.options.hash_mb;
         match self.options.set(name, value) {
             Ok(OptionEffect::Nothing) => {}
-            Ok(OptionEffect::ResizeHash(mb)) => self.engine.resize(mb),
+            Ok(OptionEffect::ResizeHash(mb)) => {
+                if let Err(e) = self.engine.resize(mb) {
+                    self.options.hash_mb = previous_hash;
+                    self.error(&format!(
+                        "cannot allocate {mb} MiB for Hash ({}); keeping {} MiB",
+                        e.reason,
+                        self.engine.hash_bytes() >> 20
+                    ));
+                }
+            }
             Ok(OptionEffect::ClearHash) => self.engine.clear(),
             // The table's scores were found under the old rules.
             Ok(OptionEffect::RulesChanged) => {

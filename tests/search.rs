@@ -116,9 +116,10 @@ fn a_drawn_position_scores_zero() {
 }
 
 #[test]
-fn contempt_makes_a_draw_cost_the_side_to_move() {
+fn a_draw_is_shown_as_a_draw_whatever_the_contempt() {
     // The only move, Bxd5, leaves opposite-coloured bishops: a dead draw. With contempt C the
-    // side to move at the root scores it -C, whichever colour it is.
+    // search scores it -C for the side to move at the root, whichever colour it is, and shows
+    // it as the draw it is: 0.
     let white = "5b2/8/8/3p4/2B5/8/8/8 w - - 0 1";
     let black = "8/8/8/2b5/3P4/8/8/5B2 b - - 0 1";
     for fen in [white, black] {
@@ -138,7 +139,7 @@ fn contempt_makes_a_draw_cost_the_side_to_move() {
                 &SearchControl::default(),
                 &Capture::default(),
             );
-            assert_eq!(result.score, -contempt, "{fen}, contempt {contempt}");
+            assert_eq!(result.score, 0, "{fen}, contempt {contempt}");
         }
     }
 }

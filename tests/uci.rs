@@ -257,6 +257,129 @@ fn a_hash_the_machine_cannot_give_keeps_the_old_table() {
     game.play_text(&best).expect("bestmove is legal");
 }
 
+/// The `score ...` of an info line: ("mate", N) or ("cp", N).
+fn score_of(line: &str) -> (String, i32) {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words
+        .iter()
+        .position(|w| *w == "score")
+        .unwrap_or_else(|| panic!("no score in {line}"));
+    let value = words[at + 2].parse().expect("a number");
+    (words[at + 1].to_string(), value)
+}
+
+/// The score of the last `info ... score` line before `bestmove`.
+fn last_score(lines: &[String]) -> (String, i32) {
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info") && l.contains(" score "))
+        .unwrap_or_else(|| panic!("no score in {lines:?}"));
+    score_of(line)
+}
+
+#[test]
+fn forced_moves_report_what_the_search_knows() {
+    let mut e = Engine::start();
+    // 1. b4? axb4 is lost for White: proved, mate for the side to move.
+    let fen = "rnbqkbnr/1p1ppppp/2p5/p7/8/P6P/1PPPPPP1/RNBQKBNR w - - 0 1";
+    e.send(&format!("position fen {fen}"));
+    e.send("go wtime 10000 btime 10000 winc 100 binc 100");
+    let lines = e.until("bestmove");
+    let (kind, first) = last_score(&lines);
+    assert_eq!(kind, "mate", "{lines:?}");
+    assert!(first > 0, "{lines:?}");
+    let best = lines
+        .last()
+        .expect("bestmove")
+        .split_whitespace()
+        .nth(1)
+        .expect("move");
+    let reply = lines
+        .last()
+        .and_then(|l| l.split_whitespace().nth(3))
+        .expect("a ponder move")
+        .to_string();
+    // The opponent answers as predicted; the winner's next move is forced (a capture).
+    e.send(&format!("position fen {fen} moves {best} {reply}"));
+    e.send("go perft 1");
+    let perft = e.until("Nodes searched");
+    assert_eq!(perft.last().map(String::as_str), Some("Nodes searched: 1"));
+    e.send("go wtime 10000 btime 10000 winc 100 binc 100");
+    let lines = e.until("bestmove");
+    assert_eq!(
+        last_score(&lines),
+        ("mate".to_string(), first - 1),
+        "{lines:?}"
+    );
+
+    // The loser's forced move: 1. e4 b5, and only Bxb5 is legal. After the engine proved the
+    // win as Black, it shows White's forced move as the loss it is, not a shallow score.
+    e.send("ucinewgame");
+    e.send("position startpos moves e2e4");
+    e.send("go wtime 10000 btime 10000");
+    let lines = e.until("bestmove");
+    let (kind, black) = last_score(&lines);
+    assert_eq!(
+        (kind.as_str(), lines.last().map(|l| l.contains("b7b5"))),
+        ("mate", Some(true))
+    );
+    e.send("position startpos moves e2e4 b7b5");
+    e.send("go wtime 10000 btime 10000");
+    let lines = e.until("bestmove");
+    // Black wins in `black` moves; White, to move one ply later, has as many moves left.
+    assert_eq!(
+        last_score(&lines),
+        ("mate".to_string(), -black),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn a_drawn_root_shows_zero_with_the_default_contempt() {
+    let mut e = Engine::start();
+    // King against king: every white move repeats a position of the game (a draw in the
+    // search), which costs the engine its contempt inside the search but is shown as 0.
+    e.send(
+        "position fen 7k/8/8/8/8/8/8/2K5 w - - 0 1 moves c1b1 h8g8 b1c1 g8h8 c1b2 h8g8 b2b3 \
+         g8h8 b3a2 h8g8 a2a1 g8h8",
+    );
+    e.send("go wtime 1000 btime 1000");
+    let lines = e.until("bestmove");
+    assert_eq!(last_score(&lines), ("cp".to_string(), 0), "{lines:?}");
+    // The fifty-move rule: any move ends the game drawn.
+    e.send("position fen 8/8/8/3k4/8/8/3K4/8 w - - 99 80");
+    e.send("go wtime 1000 btime 1000");
+    let lines = e.until("bestmove");
+    assert_eq!(last_score(&lines), ("cp".to_string(), 0), "{lines:?}");
+}
+
+#[test]
+fn stop_and_ponderhit_after_a_queued_go_act_on_that_search() {
+    // A GUI may send the next `go ponder` and its `ponderhit` (or `stop`) before the engine has
+    // finished with the previous search: they belong to the queued search, not the running one.
+    let mut e = Engine::start();
+    e.send("position startpos");
+    e.send("go movetime 300");
+    e.send("position startpos moves e2e3");
+    e.send("go ponder wtime 1000 btime 1000");
+    e.send("ponderhit");
+    e.bestmove();
+    let second = e.bestmove();
+    let mut game = Game::default();
+    game.play_text("e2e3").expect("legal");
+    game.play_text(&second).expect("the pondered search answers");
+    e.send("go movetime 300");
+    e.send("position startpos moves e2e3");
+    e.send("go infinite");
+    e.send("stop");
+    e.bestmove();
+    let second = e.bestmove();
+    let mut game = Game::default();
+    game.play_text("e2e3").expect("legal");
+    game.play_text(&second).expect("the infinite search answers");
+}
+
 #[test]
 fn forced_capture_is_played() {
     let mut e = Engine::start();

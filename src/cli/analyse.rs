@@ -16,7 +16,7 @@ use shakmaty::{Color, Move};
 
 use super::{json_string, prove::open_tables, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
-    engine::{run_search, SearchRequest},
+    engine::{proven::ProvenPositions, run_search, SearchRequest},
     pgn::{self, AnnotatedMove},
     rules::{notation, Antichess, Game, Position, StalemateRule, Variant},
     search::{
@@ -109,6 +109,8 @@ impl Reporter for Collect {
 struct Analyser<'a> {
     args: &'a AnalyseArgs,
     tt: TranspositionTable,
+    /// Positions proved so far, answered from memory when met again.
+    proven: Mutex<ProvenPositions>,
     tables: Option<Arc<Tablebases>>,
     failed: bool,
     done: usize,
@@ -189,7 +191,7 @@ impl Analyser<'_> {
         };
         let collect = Collect::default();
         let control = SearchControl::default();
-        let result = run_search(&request, &self.tt, &control, &collect);
+        let result = run_search(&request, &self.tt, &self.proven, &control, &collect);
         let infos = collect.infos.into_inner().unwrap_or_default();
         let last_depth = infos.last().map_or(0, |i| i.depth);
         let mut lines: Vec<SearchInfo> = infos
@@ -531,6 +533,7 @@ pub fn run(args: &AnalyseArgs) -> u8 {
     let mut analyser = Analyser {
         args,
         tt,
+        proven: Mutex::default(),
         tables,
         failed: false,
         done: 0,

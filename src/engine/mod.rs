@@ -14,15 +14,17 @@
 //! single-threaded search is deterministic.
 
 pub mod proof_scan;
+pub mod proven;
 
 use std::{
-    sync::Arc,
+    sync::{Arc, Mutex},
     thread::{self, JoinHandle},
     time::{Duration, Instant},
 };
 
 use crossbeam_channel::Sender;
-use shakmaty::{variant::Antichess, Position};
+use proven::{ProvenNode, ProvenPositions};
+use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
     memory::AllocError,
@@ -66,6 +68,8 @@ struct Running {
 
 pub struct Engine {
     tt: Arc<TranspositionTable>,
+    /// Positions proved by earlier searches of this game.
+    proven: Arc<Mutex<ProvenPositions>>,
     running: Option<Running>,
 }
 
@@ -73,6 +77,7 @@ impl Engine {
     pub fn new(hash_mb: usize) -> Engine {
         Engine {
             tt: Arc::new(TranspositionTable::new(hash_mb)),
+            proven: Arc::default(),
             running: None,
         }
     }
@@ -97,6 +102,7 @@ impl Engine {
     /// Forgets everything learnt (only between searches).
     pub fn clear(&mut self) {
         self.wait();
+        self.proven = Arc::default();
         // A fresh zeroed table costs nothing until the search fills it; writing zeros over a
         // large one would take seconds and commit all of its memory at once.
         let megabytes = self.tt.bytes() >> 20;
@@ -111,12 +117,13 @@ impl Engine {
         self.wait();
         let control = Arc::new(SearchControl::new(request.limits.ponder));
         let tt = Arc::clone(&self.tt);
+        let proven = Arc::clone(&self.proven);
         let thread_control = Arc::clone(&control);
         let handle = thread::spawn(move || {
             // A bug in the search must not leave the GUI without a move: report it and answer
             // with a legal move all the same.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_search(&request, &tt, &thread_control, reporter.as_ref())
+                run_search(&request, &tt, &proven, &thread_control, reporter.as_ref())
             }))
             .unwrap_or_else(|_| {
                 reporter.message("error: the search failed; playing the first legal move");
@@ -188,6 +195,12 @@ fn proof_limits(request: &SearchRequest) -> ProofLimits {
     } else if limits.infinite || limits.ponder {
         (None, Some(PROOF_TIME_UNBOUNDED))
     } else if let Some(b) = time::budget(limits, request.move_overhead) {
+        // A forced move's whole search is short (see `TimeBudget::forced`).
+        let b = if request.position.legal_moves().len() == 1 {
+            b.forced()
+        } else {
+            b
+        };
         (None, Some(b.soft / 3))
     } else {
         (Some(PROOF_NODES_FOR_DEPTH), None)
@@ -210,18 +223,106 @@ fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> Sea
     left
 }
 
-/// Runs the proof scan, then (unless it proved a win) the alpha-beta search.
+/// Reports a result that a proof decides, without searching.
+fn proven_result(
+    score: Score,
+    line: Vec<Move>,
+    nodes: u64,
+    started: Instant,
+    tt: &TranspositionTable,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let elapsed = started.elapsed();
+    let plies = (MATE - score.abs()) as u32;
+    reporter.info(&SearchInfo {
+        depth: plies,
+        seldepth: plies,
+        multipv: 1,
+        score,
+        bound: Bound::Exact,
+        nodes,
+        nps: (nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64,
+        hashfull: tt.hashfull(),
+        time: elapsed,
+        pv: line.clone(),
+        tbhits: 0,
+    });
+    SearchResult {
+        best: line.first().copied(),
+        ponder: line.get(1).copied(),
+        score,
+        depth: plies,
+        nodes,
+        pv: line,
+    }
+}
+
+/// Answers from the positions proved earlier, if the root is one: as the winner with the
+/// proof's move, as the loser only when the move is forced (with a choice it searches, to
+/// resist as long as it can).
+fn remembered(
+    request: &SearchRequest,
+    proven: &Mutex<ProvenPositions>,
+    started: Instant,
+    tt: &TranspositionTable,
+    reporter: &dyn Reporter,
+) -> Option<SearchResult> {
+    let memory = proven.lock().ok()?;
+    let pos = &request.position;
+    let node = memory.lookup(pos, request.rule)?;
+    let legal = pos.legal_moves();
+    let allowed =
+        |m: &Move| request.limits.searchmoves.is_empty() || request.limits.searchmoves.contains(m);
+    if node.winner == pos.turn() {
+        let best = node.best.filter(|m| legal.contains(m) && allowed(m))?;
+        if request.multipv > 1 {
+            return None;
+        }
+        reporter.message(&format!(
+            "proof: forced win, {} plies (proved earlier)",
+            node.plies
+        ));
+        let line = memory.line(pos, request.rule, best, node.plies as usize);
+        Some(proven_result(
+            MATE - node.plies as Score,
+            line,
+            0,
+            started,
+            tt,
+            reporter,
+        ))
+    } else if let [only] = legal.as_slice() {
+        let line = memory.line(pos, request.rule, *only, node.plies as usize);
+        Some(proven_result(
+            -(MATE - node.plies as Score),
+            line,
+            0,
+            started,
+            tt,
+            reporter,
+        ))
+    } else {
+        None
+    }
+}
+
+/// Runs the proof scan, then (unless it proved a win) the alpha-beta search. Proofs found are
+/// remembered in `proven`, and a root proved earlier is answered from there.
 pub fn run_search(
     request: &SearchRequest,
     tt: &TranspositionTable,
+    proven: &Mutex<ProvenPositions>,
     control: &SearchControl,
     reporter: &dyn Reporter,
 ) -> SearchResult {
     let legal = request.position.legal_moves();
-    if !request.prove || legal.len() <= 1 {
+    if !request.prove || legal.is_empty() {
         return run_alpha_beta(request, &request.limits, tt, control, reporter);
     }
     let started = Instant::now();
+    if let Some(result) = remembered(request, proven, started, tt, reporter) {
+        return result;
+    }
     let scan = match proof_scan::scan(
         &request.position,
         request.rule,
@@ -231,7 +332,7 @@ pub fn run_search(
             .tablebases
             .as_deref()
             .map(|tb| (tb, request.probe_limit)),
-        control.stop_flag(),
+        control.scan_stop_flag(),
     ) {
         Ok(scan) => scan,
         Err(e) => {
@@ -239,6 +340,22 @@ pub fn run_search(
             proof_scan::ScanResult::default()
         }
     };
+    if let Ok(mut memory) = proven.lock() {
+        for proof in &scan.proofs {
+            memory.learn(proof);
+        }
+        if let Some(win) = &scan.win {
+            memory.remember(
+                &request.position,
+                request.rule,
+                ProvenNode {
+                    winner: request.position.turn(),
+                    best: Some(win.best),
+                    plies: win.plies,
+                },
+            );
+        }
+    }
     if let Some(win) = scan.win {
         let score = MATE - win.plies as i32;
         let key = hash::key(&request.position);
@@ -250,31 +367,31 @@ pub fn run_search(
             MAX_PLY as i32 - 1,
             Bound::Exact,
         );
-        let elapsed = started.elapsed();
         reporter.message(&format!("proof: forced win, {} plies", win.plies));
-        reporter.info(&SearchInfo {
-            depth: win.plies,
-            seldepth: win.plies,
-            multipv: 1,
-            score,
-            bound: Bound::Exact,
-            nodes: scan.nodes,
-            nps: (scan.nodes as u128 * 1000 / elapsed.as_millis().max(1)) as u64,
-            hashfull: tt.hashfull(),
-            time: elapsed,
-            pv: win.line.clone(),
-            tbhits: 0,
-        });
-        return SearchResult {
-            best: Some(win.best),
-            ponder: win.line.get(1).copied(),
-            score,
-            depth: win.plies,
-            nodes: scan.nodes,
-            pv: win.line,
-        };
+        return proven_result(score, win.line, scan.nodes, started, tt, reporter);
     }
-    let mut limits = remaining_limits(&request.limits, scan.nodes, started.elapsed());
+    // A forced move into a proven loss: say so (the score of the longest resistance) and play.
+    if let (Some(plies), [only]) = (scan.loss_plies, legal.as_slice()) {
+        let line = proven
+            .lock()
+            .map(|memory| memory.line(&request.position, request.rule, *only, plies as usize))
+            .unwrap_or_else(|_| vec![*only]);
+        return proven_result(
+            -(MATE - plies as Score),
+            line,
+            scan.nodes,
+            started,
+            tt,
+            reporter,
+        );
+    }
+    // Time the scan took from the engine's own clock: none while it pondered.
+    let on_clock = if control.is_pondering() {
+        Duration::ZERO
+    } else {
+        control.clock_start(started).elapsed()
+    };
+    let mut limits = remaining_limits(&request.limits, scan.nodes, on_clock);
     if !scan.losing.is_empty() && scan.losing.len() < legal.len() {
         reporter.message(&format!("proof: {} root moves lose", scan.losing.len()));
         let allowed: Vec<_> = if limits.searchmoves.is_empty() {

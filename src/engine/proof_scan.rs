@@ -15,7 +15,10 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
     memory::AllocError,
-    proof::{dfpn::prove_with_tables, verify::verify_with_tables, ProofLimits, ProofOutcome},
+    proof::{
+        dfpn::prove_with_tables, tree::ProofTree, verify::verify_with_tables, ProofLimits,
+        ProofOutcome,
+    },
     rules::{hash, StalemateRule},
     tablebase::Tablebases,
 };
@@ -39,6 +42,10 @@ pub struct ScanResult {
     pub win: Option<ProvenWin>,
     /// Root moves proven to lose.
     pub losing: Vec<Move>,
+    /// When every root move is proven to lose: the plies of the longest resistance.
+    pub loss_plies: Option<u32>,
+    /// The verified proofs found (of the root, or of positions after a root move).
+    pub proofs: Vec<ProofTree>,
     pub nodes: u64,
 }
 
@@ -72,10 +79,15 @@ pub fn scan(
                 plies: proof.depth(),
                 line: proof.main_line(crate::search::MAX_PLY),
             });
+            result.proofs.push(proof);
             return Ok(result);
         }
-        ProofOutcome::Loss { .. } => {
+        ProofOutcome::Loss { proof }
+            if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
+        {
             result.losing = moves.to_vec();
+            result.loss_plies = Some(proof.depth());
+            result.proofs.push(proof);
             return Ok(result);
         }
         _ => {}
@@ -96,6 +108,7 @@ pub fn scan(
         return Ok(result);
     }
     let mut move_nodes = 0;
+    let mut longest_loss = 0;
     let root_key = hash::key(pos);
     let mut path = history.to_vec();
     if path.last() != Some(&root_key) {
@@ -125,11 +138,21 @@ pub fn scan(
                     plies: proof.depth() + 1,
                     line,
                 });
+                result.proofs.push(proof);
                 return Ok(result);
             }
-            ProofOutcome::Win { .. } => result.losing.push(m),
+            ProofOutcome::Win { proof, .. }
+                if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
+            {
+                result.losing.push(m);
+                longest_loss = longest_loss.max(proof.depth() + 1);
+                result.proofs.push(proof);
+            }
             _ => {}
         }
+    }
+    if result.losing.len() == moves.len() {
+        result.loss_plies = Some(longest_loss);
     }
     Ok(result)
 }

@@ -94,6 +94,20 @@ impl ProofTree {
         depth_below(&self.root, &index, &mut memo, 0)
     }
 
+    /// Every listed position with its moves and its depth (plies to the farthest leaf below it,
+    /// as `depth` counts them), keyed by `position_id`.
+    pub fn depths(&self) -> HashMap<String, (Vec<Move>, u32)> {
+        let index = self.moves_by_position();
+        let mut memo = HashMap::new();
+        depth_below(&self.root, &index, &mut memo, 0);
+        memo.into_iter()
+            .filter_map(|(id, d)| {
+                let moves = index.get(id.as_str())?;
+                Some((id, ((*moves).clone(), d)))
+            })
+            .collect()
+    }
+
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{FORMAT_HEADER}");

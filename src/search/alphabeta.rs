@@ -21,7 +21,6 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::{Scratch, SearchContext},
-    eval::evaluate_with,
     ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt, NO_EVAL},
     Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
@@ -132,7 +131,7 @@ impl SearchContext<'_> {
         }
         let moves = &scratch.moves;
         if ply >= MAX_PLY - 1 {
-            return evaluate_with(pos, self.eval);
+            return self.static_eval(pos);
         }
         // Mate distance pruning: no line from here beats a win found closer to the root.
         alpha = alpha.max(-(MATE - ply as Score));
@@ -192,8 +191,8 @@ impl SearchContext<'_> {
             beta.abs() >= TB_WIN - MAX_PLY as Score || alpha.abs() >= TB_WIN - MAX_PLY as Score;
         // The table keeps the static evaluation of the quiet nodes it has seen.
         let static_eval = quiet_node.then(|| match hit {
-            Some(h) if h.eval != NO_EVAL => h.eval,
-            _ => evaluate_with(pos, self.eval),
+            Some(h) if h.eval != NO_EVAL => self.distinct_from_draw(h.eval),
+            _ => self.static_eval(pos),
         });
         self.static_evals[ply] = static_eval;
         // Improving: the side to move stands better statically than at its previous turn, so

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use shakmaty::{variant::Antichess, Color, Move, Position};
 
 use super::{
-    eval::EvalParams, tt::TranspositionTable, Score, SearchControl, MATE, MAX_PLY, TB_WIN,
+    eval::{evaluate_with, EvalParams},
+    tt::TranspositionTable,
+    Score, SearchControl, MATE, MAX_PLY, TB_WIN,
 };
 use crate::{
     rules::{game, movegen, outcome, StalemateRule},
@@ -198,6 +200,21 @@ impl<'a> SearchContext<'a> {
             -self.contempt
         } else {
             self.contempt
+        }
+    }
+
+    /// The static evaluation of `pos`, never equal to a draw's score under contempt: a root
+    /// score of exactly `-contempt` then always means a draw, which the report shows as 0.
+    pub fn static_eval(&self, pos: &Antichess) -> Score {
+        self.distinct_from_draw(evaluate_with(pos, self.eval))
+    }
+
+    /// `eval` moved one centipawn off `±contempt`, where a draw scores.
+    pub fn distinct_from_draw(&self, eval: Score) -> Score {
+        if self.contempt != 0 && eval.abs() == self.contempt {
+            eval + 1
+        } else {
+            eval
         }
     }
 

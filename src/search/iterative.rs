@@ -103,8 +103,6 @@ pub fn search(
     ctx.contempt = params.contempt;
     ctx.root_turn = root.turn();
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
-    let budget = time::budget(limits, params.move_overhead);
-    ctx.hard_limit = budget.map(|b| b.hard);
 
     let legal = root.legal_moves();
     let allowed: Vec<Move> = legal
@@ -194,6 +192,15 @@ pub fn search(
         })
         .collect();
 
+    // A forced move under a clock gets a short search (see `TimeBudget::forced`).
+    let budget = time::budget(limits, params.move_overhead).map(|b| {
+        if root_moves.len() == 1 {
+            b.forced()
+        } else {
+            b
+        }
+    });
+    ctx.hard_limit = budget.map(|b| b.hard);
     let lines = params.multipv.clamp(1, root_moves.len());
     let max_depth = limits.depth.map_or(MAX_PLY as i32 - 1, |d| {
         d.clamp(1, MAX_PLY as u32 - 1) as i32
@@ -262,10 +269,6 @@ pub fn search(
         if best.abs() > MATE_BOUND && depth > MATE - best.abs() + 1 && lines == 1 {
             break;
         }
-        // A forced move under a clock: nothing to think about.
-        if budget.is_some() && root_moves.len() == 1 && !control.is_pondering() {
-            break;
-        }
         if let Some(b) = budget {
             if !control.is_pondering() && control.clock_start(ctx.start).elapsed() >= b.soft {
                 break;
@@ -280,7 +283,7 @@ pub fn search(
     SearchResult {
         best: Some(best.m),
         ponder: best.pv.get(1).copied(),
-        score: shown_score(best, table_draw),
+        score: shown_score(best, table_draw, ctx.contempt),
         depth: completed_depth,
         nodes: ctx.nodes,
         pv: best.pv.clone(),
@@ -419,13 +422,19 @@ fn table_score(ranked: &RankedMove, rule50: bool) -> Option<Score> {
 }
 
 /// The score to show for a root move: its last completed one, or 0 at a root the tables draw.
-fn shown_score(rm: &RootMove, table_draw: bool) -> Score {
-    if table_draw {
-        0
-    } else if rm.score > -INFINITY {
+/// A line that ends in a draw (repetition, fifty moves, dead position, a drawn table position or
+/// stalemate) scores `-contempt` inside the search, which no evaluation equals
+/// (`SearchContext::static_eval`); it is shown as the draw it is, 0.
+fn shown_score(rm: &RootMove, table_draw: bool, contempt: Score) -> Score {
+    let score = if rm.score > -INFINITY {
         rm.score
     } else {
         rm.previous_score
+    };
+    if table_draw || (contempt != 0 && score == -contempt) {
+        0
+    } else {
+        score
     }
 }
 
@@ -444,7 +453,7 @@ fn report(
     // The tables' draw is exact whatever the search's bound.
     let bound = if table_draw { Bound::Exact } else { bound };
     for (index, rm) in root_moves.iter().take(lines).enumerate() {
-        let score = shown_score(rm, table_draw);
+        let score = shown_score(rm, table_draw, ctx.contempt);
         reporter.info(&SearchInfo {
             depth,
             seldepth: rm.seldepth.max(depth as usize) as u32,

@@ -137,6 +137,9 @@ impl Reporter for SilentReporter {
 #[derive(Debug)]
 pub struct SearchControl {
     stop: AtomicBool,
+    /// Set by `stop` and by `ponderhit`: the root proof scan, which runs during a ponder search
+    /// on a time of its own, must end when the engine's clock starts running.
+    scan_stop: AtomicBool,
     pondering: AtomicBool,
     /// Milliseconds after `epoch` at which `ponderhit` arrived (0: not yet).
     ponderhit_at: AtomicU64,
@@ -153,6 +156,7 @@ impl SearchControl {
     pub fn new(pondering: bool) -> SearchControl {
         SearchControl {
             stop: AtomicBool::new(false),
+            scan_stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
             ponderhit_at: AtomicU64::new(0),
             epoch: Instant::now(),
@@ -161,6 +165,12 @@ impl SearchControl {
 
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Release);
+        self.scan_stop.store(true, Ordering::Release);
+    }
+
+    /// The flag the root proof scan polls: raised by `stop` and by `ponderhit`.
+    pub fn scan_stop_flag(&self) -> &AtomicBool {
+        &self.scan_stop
     }
 
     /// The raw stop flag, for searches (like the prover) that poll it themselves.
@@ -177,6 +187,7 @@ impl SearchControl {
         let ms = self.epoch.elapsed().as_millis() as u64;
         self.ponderhit_at.store(ms.max(1), Ordering::Release);
         self.pondering.store(false, Ordering::Release);
+        self.scan_stop.store(true, Ordering::Release);
     }
 
     pub fn is_pondering(&self) -> bool {

@@ -21,10 +21,27 @@ const DEFAULT_MOVES_TO_GO: u32 = 15;
 /// Never plan on less than this for a move.
 const MIN_THINK: Duration = Duration::from_millis(1);
 
+/// A forced move (one legal move) gets this fraction of the usual soft limit: enough for a
+/// search deepened quickly through the table the previous search filled, so that the score
+/// shown for it is worth showing (a depth-1 score shown after a deep one misleads a GUI user),
+/// and little enough to keep the clock for real choices.
+const FORCED_MOVE_DIVISOR: u32 = 10;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
     pub soft: Duration,
     pub hard: Duration,
+}
+
+impl TimeBudget {
+    /// The budget of a forced move: a tenth of the soft limit, at most twice that in all.
+    pub fn forced(self) -> TimeBudget {
+        let soft = (self.soft / FORCED_MOVE_DIVISOR).max(MIN_THINK);
+        TimeBudget {
+            soft,
+            hard: (soft * 2).min(self.hard),
+        }
+    }
 }
 
 /// The time budget for a search, or `None` when time does not bound it.
@@ -57,6 +74,15 @@ pub fn budget(limits: &SearchLimits, overhead: Duration) -> Option<TimeBudget> {
 mod tests {
     use super::*;
     use crate::search::Clock;
+
+    #[test]
+    fn a_forced_move_gets_a_small_share() {
+        let full = budget(&clock(60_000, 1_000, None), Duration::ZERO).expect("a clock");
+        let forced = full.forced();
+        assert_eq!(forced.soft, full.soft / FORCED_MOVE_DIVISOR);
+        assert_eq!(forced.hard, forced.soft * 2);
+        assert!(forced.hard <= full.hard);
+    }
 
     fn clock(ms: u64, inc: u64, mtg: Option<u32>) -> SearchLimits {
         SearchLimits {

@@ -38,6 +38,9 @@ pub struct Session<W: Write + Send + 'static> {
     tablebases: Option<Arc<Tablebases>>,
     done_tx: Sender<()>,
     done_rx: Receiver<()>,
+    /// The GUI has set `UCI_Variant`; a GUI that never does may think Syotti plays chess.
+    variant_set: bool,
+    warned_no_variant: bool,
 }
 
 impl<W: Write + Send + 'static> Session<W> {
@@ -53,6 +56,8 @@ impl<W: Write + Send + 'static> Session<W> {
             tablebases: None,
             done_tx,
             done_rx,
+            variant_set: false,
+            warned_no_variant: false,
         }
     }
 
@@ -100,6 +105,12 @@ impl<W: Write + Send + 'static> Session<W> {
             UciCommand::IsReady => self.say("readyok"),
             UciCommand::Uci => self.identify(),
             UciCommand::Debug(_) | UciCommand::Register => {}
+            // A `stop` or `ponderhit` that follows a queued `go` is meant for that search (the
+            // previous one has already answered, it only has not been reaped yet): it waits
+            // behind it. Otherwise it acts at once.
+            UciCommand::Stop | UciCommand::PonderHit if self.go_is_queued() => {
+                self.pending.push_back(command)
+            }
             UciCommand::Stop => self.engine.stop(),
             UciCommand::PonderHit => self.engine.ponderhit(),
             UciCommand::Quit => return Flow::Quit,
@@ -109,13 +120,29 @@ impl<W: Write + Send + 'static> Session<W> {
         Flow::Continue
     }
 
+    fn go_is_queued(&self) -> bool {
+        self.pending
+            .iter()
+            .any(|c| matches!(c, UciCommand::Go(Go::Search(_))))
+    }
+
+    /// Runs the queued commands in order until one must wait for a search to end. A queued
+    /// `stop` or `ponderhit` acts on the search a queued `go` has just started.
     fn drain_pending(&mut self) -> Flow {
-        while !self.engine.is_searching() {
-            let Some(command) = self.pending.pop_front() else {
-                break;
-            };
-            if self.execute(command) == Flow::Quit {
-                return Flow::Quit;
+        while let Some(command) = self.pending.pop_front() {
+            match command {
+                // Whatever it followed has started by now: it is the search it means.
+                UciCommand::Stop => self.engine.stop(),
+                UciCommand::PonderHit => self.engine.ponderhit(),
+                command if self.engine.is_searching() => {
+                    self.pending.push_front(command);
+                    break;
+                }
+                command => {
+                    if self.execute(command) == Flow::Quit {
+                        return Flow::Quit;
+                    }
+                }
             }
         }
         Flow::Continue
@@ -134,6 +161,14 @@ impl<W: Write + Send + 'static> Session<W> {
         match command {
             UciCommand::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             UciCommand::UciNewGame => {
+                if !self.variant_set && !self.warned_no_variant {
+                    // Only a hint in the GUI's log: the engine cannot know what the GUI plays.
+                    log::warn!(
+                        "ucinewgame without UCI_Variant: Syotti plays antichess rules only; \
+                         choose the variant antichess or suicide in the GUI"
+                    );
+                    self.warned_no_variant = true;
+                }
                 self.engine.clear();
                 self.game = Game::new(self.options.rule());
             }
@@ -168,6 +203,9 @@ impl<W: Write + Send + 'static> Session<W> {
             Ok(OptionEffect::ClearHash) => self.engine.clear(),
             // The table's scores were found under the old rules.
             Ok(OptionEffect::RulesChanged) => {
+                if name.trim().eq_ignore_ascii_case("UCI_Variant") {
+                    self.variant_set = true;
+                }
                 self.game.set_rule(self.options.rule());
                 self.engine.clear();
             }

@@ -1,0 +1,120 @@
+//! Positions the engine has proved, remembered for the rest of the session.
+//!
+//! Every verified proof the root scan finds is learnt whole: for each position of the proof
+//! tree, who wins, the winner's move when the winner is to move, and the plies to the farthest
+//! leaf below it. A later search whose root is such a position answers from memory: as the
+//! winner it plays the proof's move at once with its mate score; as the loser with a single
+//! legal move it shows the proven score instead of a shallow one (with a choice it still
+//! searches, to resist as long as it can).
+//!
+//! Proof files identify positions without move counters, so a remembered position is used only
+//! when the fifty-move rule cannot interfere: its halfmove clock plus the plies left in the proof
+//! stay under one hundred.
+
+use std::collections::HashMap;
+
+use shakmaty::{variant::Antichess, Color, Move, Position};
+
+use crate::{
+    proof::tree::{position_id, ProofTree},
+    rules::{game::FIFTY_MOVE_PLIES, StalemateRule},
+};
+
+/// Above this many remembered positions the memory starts afresh (a few hundred MB at most).
+const MAX_POSITIONS: usize = 2_000_000;
+
+/// What is known of a proven position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProvenNode {
+    pub winner: Color,
+    /// The winner's move, when the winner is to move.
+    pub best: Option<Move>,
+    /// Plies to the farthest leaf of the proof below the position.
+    pub plies: u32,
+}
+
+#[derive(Debug, Default)]
+pub struct ProvenPositions {
+    nodes: HashMap<(StalemateRule, String), ProvenNode>,
+}
+
+impl ProvenPositions {
+    /// Remembers every position of a verified proof.
+    pub fn learn(&mut self, proof: &ProofTree) {
+        let depths = proof.depths();
+        if self.nodes.len() + depths.len() > MAX_POSITIONS {
+            self.nodes.clear();
+        }
+        for (id, (moves, plies)) in depths {
+            let to_move = if id.split_whitespace().nth(1) == Some("w") {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let best = (to_move == proof.winner)
+                .then(|| moves.first().copied())
+                .flatten();
+            self.nodes.insert(
+                (proof.rule, id),
+                ProvenNode {
+                    winner: proof.winner,
+                    best,
+                    plies,
+                },
+            );
+        }
+    }
+
+    /// Remembers one position (a root whose win was proved through a move).
+    pub fn remember(&mut self, pos: &Antichess, rule: StalemateRule, node: ProvenNode) {
+        self.nodes.insert((rule, position_id(pos)), node);
+    }
+
+    /// What is proven of `pos` under `rule`, if the fifty-move rule cannot spoil it.
+    pub fn lookup(&self, pos: &Antichess, rule: StalemateRule) -> Option<ProvenNode> {
+        let node = self.nodes.get(&(rule, position_id(pos)))?;
+        (pos.halfmoves() + node.plies < FIFTY_MOVE_PLIES).then_some(*node)
+    }
+
+    /// A line from `pos` starting with `first`: the winner's proven moves, and for the loser the
+    /// reply with the longest resistance the memory knows of; at most `plies` long.
+    pub fn line(
+        &self,
+        pos: &Antichess,
+        rule: StalemateRule,
+        first: Move,
+        plies: usize,
+    ) -> Vec<Move> {
+        let mut line = vec![first];
+        let mut pos = pos.clone();
+        pos.play_unchecked(first);
+        while line.len() < plies.max(1) {
+            let Some(node) = self.nodes.get(&(rule, position_id(&pos))) else {
+                break;
+            };
+            let next = if node.winner == pos.turn() {
+                node.best
+            } else {
+                pos.legal_moves().iter().copied().max_by_key(|&m| {
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    self.nodes
+                        .get(&(rule, position_id(&child)))
+                        .map_or(0, |n| n.plies + 1)
+                })
+            };
+            let Some(m) = next else { break };
+            line.push(m);
+            pos.play_unchecked(m);
+        }
+        line
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+}

@@ -1,7 +1,8 @@
 //! Syotti: an antichess engine.
 //!
 //! Layers, each depending only on the ones below it:
-//! `uci` / `cli` → `engine` → `search`, `proof` → `rules` → shakmaty.
+//! `protocol` (which picks `uci` or `xboard`) / `cli` → `engine` → `search`, `proof` → `rules`
+//! → shakmaty.
 
 pub mod bench;
 pub mod cli;
@@ -9,7 +10,9 @@ pub mod engine;
 pub mod memory;
 pub mod pgn;
 pub mod proof;
+pub mod protocol;
 pub mod rules;
 pub mod search;
 pub mod tablebase;
 pub mod uci;
+pub mod xboard;

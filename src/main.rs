@@ -21,10 +21,14 @@ fn main() -> ExitCode {
         .target(env_logger::Target::Stderr)
         .init();
     let cli = syotti::cli::Cli::parse();
-    // Subcommands are filters for people and scripts; the UCI loop keeps Rust's default.
-    #[cfg(unix)]
-    if cli.command.is_some() {
-        restore_default_sigpipe();
+    // Two faces: a subcommand for people and scripts, or the engine's protocol loop.
+    match cli.command {
+        Some(command) => {
+            // Subcommands are filters; the protocol loop keeps Rust's default.
+            #[cfg(unix)]
+            restore_default_sigpipe();
+            ExitCode::from(syotti::cli::run(command))
+        }
+        None => ExitCode::from(syotti::protocol::run_stdio(cli.xboard)),
     }
-    ExitCode::from(syotti::cli::run(cli))
 }

@@ -1,18 +1,21 @@
 //! Reading PGN games (tags and main-line moves) and writing annotated ones.
 //!
-//! The reader keeps what analysis needs: the tags and the main line as SAN text. Comments,
-//! variations, NAGs and move numbers are skipped. Moves are only checked later, against the
-//! rules, so that an illegal move is reported with its game and move number.
+//! Games are read with `pgn-reader` (streaming: one game in memory at a time, whatever the size
+//! of the file), which handles comments, variations, NAGs, escapes and move numbers as the PGN
+//! standard says. The reader keeps what analysis needs: the tags and the main line as SAN text.
+//! Moves are only checked later, against the rules, so that an illegal move is reported with its
+//! game and move number.
 
-use std::fmt::Write as _;
+use std::{fmt::Write as _, io::Read, ops::ControlFlow};
 
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use thiserror::Error;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PgnGame {
     /// Tags in file order.
     pub tags: Vec<(String, String)>,
-    /// Main-line moves as written (SAN).
+    /// Main-line moves as written (SAN, without check marks or annotations).
     pub moves: Vec<String>,
     /// The result token, if any (`1-0`, `0-1`, `1/2-1/2`, `*`).
     pub result: Option<String>,
@@ -36,129 +39,124 @@ pub struct PgnError {
     pub reason: String,
 }
 
-/// Splits a PGN text into games. A game that cannot be read is an error in its slot; the
-/// others are still returned.
-pub fn read_games(text: &str) -> Vec<Result<PgnGame, PgnError>> {
-    let mut games = Vec::new();
-    let mut current = PgnGame {
-        number: 1,
-        ..PgnGame::default()
-    };
-    let mut in_moves = false;
-    let mut error: Option<String> = None;
-    let finish = |current: &mut PgnGame, error: &mut Option<String>, games: &mut Vec<_>| {
-        let number = current.number;
-        let done = std::mem::replace(
-            current,
-            PgnGame {
-                number: number + 1,
-                ..PgnGame::default()
-            },
-        );
-        games.push(match error.take() {
-            Some(reason) => Err(PgnError {
-                game: number,
-                reason,
-            }),
-            None => Ok(done),
-        });
-    };
-    let mut depth = 0usize; // variation nesting
-    let mut chars = text.char_indices().peekable();
-    let mut token = String::new();
-    let flush = |token: &mut String, current: &mut PgnGame, depth: usize| -> bool {
-        // Returns true when the token ended the game (a result).
-        let t = std::mem::take(token);
-        if t.is_empty() || depth > 0 {
-            return false;
-        }
-        if ["1-0", "0-1", "1/2-1/2", "*"].contains(&t.as_str()) {
-            current.result = Some(t);
-            return true;
-        }
-        if t.starts_with('$') {
-            return false;
-        }
-        // Move numbers: "12." or "12..." or "12...e5".
-        let rest = t.trim_start_matches(|c: char| c.is_ascii_digit());
-        let rest = rest.trim_start_matches('.').trim_end_matches(['!', '?']);
-        if !rest.is_empty() {
-            current.moves.push(rest.to_string());
-        }
-        false
-    };
-    while let Some((_, c)) = chars.next() {
-        match c {
-            '[' if depth == 0 && token.is_empty() => {
-                if in_moves {
-                    // A new game begins without a result token.
-                    finish(&mut current, &mut error, &mut games);
-                    in_moves = false;
-                }
-                let mut tag = String::new();
-                for (_, c) in chars.by_ref() {
-                    if c == ']' {
-                        break;
-                    }
-                    tag.push(c);
-                }
-                match parse_tag(&tag) {
-                    Some(kv) => current.tags.push(kv),
-                    None => {
-                        error.get_or_insert_with(|| format!("cannot read tag [{tag}]"));
-                    }
-                }
-            }
-            '{' => {
-                let _ = flush(&mut token, &mut current, depth);
-                for (_, c) in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                }
-            }
-            ';' => {
-                let _ = flush(&mut token, &mut current, depth);
-                for (_, c) in chars.by_ref() {
-                    if c == '\n' {
-                        break;
-                    }
-                }
-            }
-            '(' => {
-                let _ = flush(&mut token, &mut current, depth);
-                depth += 1;
-            }
-            ')' => {
-                let _ = flush(&mut token, &mut current, depth);
-                depth = depth.saturating_sub(1);
-            }
-            c if c.is_whitespace() => {
-                if flush(&mut token, &mut current, depth) {
-                    finish(&mut current, &mut error, &mut games);
-                    in_moves = false;
-                }
-            }
-            c => {
-                in_moves = true;
-                token.push(c);
-            }
-        }
-    }
-    if flush(&mut token, &mut current, depth) || in_moves || !current.tags.is_empty() {
-        finish(&mut current, &mut error, &mut games);
-    }
-    games
+/// Collects one game: its tags, its main line, its result, and the first thing wrong with it.
+struct Collector {
+    number: usize,
 }
 
-fn parse_tag(text: &str) -> Option<(String, String)> {
-    let text = text.trim();
-    let (name, rest) = text.split_once(char::is_whitespace)?;
-    let value = rest.trim().strip_prefix('"')?.strip_suffix('"')?;
-    Some((
-        name.to_string(),
-        value.replace("\\\"", "\"").replace("\\\\", "\\"),
-    ))
+/// A game being read, with the first problem found in it.
+struct Partial {
+    game: PgnGame,
+    error: Option<String>,
+}
+
+impl Visitor for Collector {
+    type Tags = Partial;
+    type Movetext = Partial;
+    type Output = Result<PgnGame, PgnError>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        self.number += 1;
+        ControlFlow::Continue(Partial {
+            game: PgnGame {
+                number: self.number,
+                ..PgnGame::default()
+            },
+            error: None,
+        })
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Partial,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        let name = String::from_utf8_lossy(name).into_owned();
+        match value.decode_utf8() {
+            Ok(value) => tags.game.tags.push((name, value.into_owned())),
+            Err(_) => {
+                tags.error
+                    .get_or_insert_with(|| format!("tag {name} is not UTF-8 text"));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Partial) -> ControlFlow<Self::Output, Self::Movetext> {
+        ControlFlow::Continue(tags)
+    }
+
+    fn san(&mut self, movetext: &mut Partial, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        movetext.game.moves.push(san_plus.san.to_string());
+        ControlFlow::Continue(())
+    }
+
+    /// Only the main line matters here.
+    fn begin_variation(&mut self, _: &mut Partial) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn outcome(
+        &mut self,
+        movetext: &mut Partial,
+        outcome: pgn_reader::Outcome,
+    ) -> ControlFlow<Self::Output> {
+        movetext.game.result = Some(outcome.to_string());
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, movetext: Partial) -> Self::Output {
+        match movetext.error {
+            Some(reason) => Err(PgnError {
+                game: movetext.game.number,
+                reason,
+            }),
+            None => Ok(movetext.game),
+        }
+    }
+}
+
+/// The games of a PGN stream, read one at a time. A game that cannot be read is an error in
+/// its place; the others are still read. A read error of the stream itself ends it.
+pub struct PgnGames<R: Read> {
+    reader: Reader<R>,
+    collector: Collector,
+    failed: bool,
+}
+
+impl<R: Read> Iterator for PgnGames<R> {
+    type Item = Result<PgnGame, PgnError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.reader.read_game(&mut self.collector) {
+            Ok(game) => game,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(PgnError {
+                    game: self.collector.number + 1,
+                    reason: format!("cannot read the input: {e}"),
+                }))
+            }
+        }
+    }
+}
+
+/// Streams the games of a PGN source.
+pub fn games<R: Read>(source: R) -> PgnGames<R> {
+    PgnGames {
+        reader: Reader::new(source),
+        collector: Collector { number: 0 },
+        failed: false,
+    }
+}
+
+/// The games of a PGN text.
+pub fn read_games(text: &str) -> Vec<Result<PgnGame, PgnError>> {
+    games(text.as_bytes()).collect()
 }
 
 /// One move of an annotated game.
@@ -271,11 +269,27 @@ Nxd7 1-0
     }
 
     #[test]
-    fn bad_tag_is_an_error_for_that_game_only() {
-        let games = read_games("[Event Test]\n1. e3 *\n\n[Event \"B\"]\n1. e4 *\n");
+    fn a_tag_that_is_not_text_is_an_error_for_that_game_only() {
+        let mut bytes = b"[Event \"".to_vec();
+        bytes.extend_from_slice(&[0xff, 0xfe]);
+        bytes.extend_from_slice(b"\"]\n1. e3 *\n\n[Event \"B\"]\n1. e4 *\n");
+        let games: Vec<_> = games(bytes.as_slice()).collect();
         assert_eq!(games.len(), 2);
-        assert!(games[0].is_err());
+        assert_eq!(games[0].as_ref().map_err(|e| e.game), Err(1));
         assert!(games[1].is_ok());
+    }
+
+    #[test]
+    fn escapes_nags_nested_variations_and_suffixes() {
+        let text = r#"[White "A \"quoted\" name \\ here"]
+
+1. e3 $1 b5!? (1... a6 (1... a5 2. Bb5) 2. Bxa6) 2. Bxb5+ {a {comment} Nf6 ; rest of line
+1/2-1/2"#;
+        let games = read_games(text);
+        let game = games[0].as_ref().expect("readable");
+        assert_eq!(game.tag("White"), Some(r#"A "quoted" name \ here"#));
+        assert_eq!(game.moves, ["e3", "b5", "Bxb5", "Nf6"]);
+        assert_eq!(game.result.as_deref(), Some("1/2-1/2"));
     }
 
     #[test]

@@ -368,7 +368,8 @@ fn stop_and_ponderhit_after_a_queued_go_act_on_that_search() {
     let second = e.bestmove();
     let mut game = Game::default();
     game.play_text("e2e3").expect("legal");
-    game.play_text(&second).expect("the pondered search answers");
+    game.play_text(&second)
+        .expect("the pondered search answers");
     e.send("go movetime 300");
     e.send("position startpos moves e2e3");
     e.send("go infinite");
@@ -377,7 +378,8 @@ fn stop_and_ponderhit_after_a_queued_go_act_on_that_search() {
     let second = e.bestmove();
     let mut game = Game::default();
     game.play_text("e2e3").expect("legal");
-    game.play_text(&second).expect("the infinite search answers");
+    game.play_text(&second)
+        .expect("the infinite search answers");
 }
 
 #[test]

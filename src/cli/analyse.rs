@@ -491,6 +491,17 @@ impl Analyser<'_> {
     }
 }
 
+/// Opens a PGN source for streaming: a file, or standard input for `-`.
+fn open_input(source: &str) -> Result<Box<dyn Read>, String> {
+    if source == "-" {
+        Ok(Box::new(std::io::stdin()))
+    } else {
+        std::fs::File::open(source)
+            .map(|f| Box::new(std::io::BufReader::new(f)) as Box<dyn Read>)
+            .map_err(|e| format!("cannot read {source}: {e}"))
+    }
+}
+
 fn read_input(source: &str) -> Result<String, String> {
     if source == "-" {
         let mut text = String::new();
@@ -592,22 +603,20 @@ pub fn run(args: &AnalyseArgs) -> u8 {
         None => Box::new(std::io::stdout()),
     };
     for source in &args.pgns {
-        let text = match read_input(source) {
-            Ok(text) => text,
+        let input = match open_input(source) {
+            Ok(input) => input,
             Err(e) => {
                 analyser.report_error(&e);
                 continue;
             }
         };
-        let games = pgn::read_games(&text);
-        analyser.total += games
-            .iter()
-            .filter_map(|g| g.as_ref().ok())
-            .map(|g| g.moves.len() + 1)
-            .sum::<usize>();
-        for game in games {
+        // One game at a time: a large file is never held whole.
+        for game in pgn::games(input) {
             match game {
-                Ok(game) => analyser.game(&game, out.as_mut()),
+                Ok(game) => {
+                    analyser.total += game.moves.len() + 1;
+                    analyser.game(&game, out.as_mut());
+                }
                 Err(e) => analyser.report_error(&format!("{source}: {e}; skipped")),
             }
         }

@@ -1,4 +1,5 @@
-//! The command line: `syotti` with no arguments speaks UCI; subcommands analyse, prove, count.
+//! The command line: subcommands analyse, prove, verify, count and benchmark. (`syotti` with no
+//! subcommand is the engine: `main` hands it to `protocol`.)
 //!
 //! Errors from user input end in a clear message on stderr and a non-zero exit status (2), never a
 //! panic.
@@ -27,10 +28,15 @@ pub const EXIT_BAD_INPUT: u8 = 2;
     about = "Syotti, an antichess (losing chess) engine",
     long_about = "Syotti plays antichess (losing chess, suicide chess, giveaway): captures are \
                   compulsory and you win by losing all your pieces.\n\nRun without arguments to \
-                  start the UCI engine (for Cute Chess, cutechess-cli, lichess-bot).",
-    after_help = "Examples:\n  syotti                      start the UCI engine\n  syotti analyse --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1'\n  syotti analyse --pgn game.pgn --out annotated.pgn\n  syotti prove --moves e2e4 --out e4.proof\n  syotti verify e4.proof\n  syotti perft 6\n  syotti bench\n\nStalemate conventions (--variant, --stalemate; UCI_Variant, Stalemate): antichess = the\nstalemated side wins (lichess, default); suicide = fewer pieces wins (FICS); draw.\nSee README.md for the UCI options, the JSON output and the proof file format."
+                  start the engine: UCI (Cute Chess, cutechess-cli, lichess-bot) or XBoard/CECP \
+                  (XBoard, WinBoard, FICS bots), whichever the first command asks for.",
+    after_help = "Examples:\n  syotti                      start the engine (UCI or XBoard)\n  syotti --xboard             start the engine speaking XBoard\n  syotti analyse --fen 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b - - 0 1'\n  syotti analyse --pgn game.pgn --out annotated.pgn\n  syotti prove --moves e2e4 --out e4.proof\n  syotti verify e4.proof\n  syotti perft 6\n  syotti bench\n\nStalemate conventions (--variant, --stalemate; UCI_Variant, Stalemate): antichess = the\nstalemated side wins (lichess, default); suicide = fewer pieces wins (FICS); draw.\nSee README.md for the UCI options, the JSON output and the proof file format."
 )]
 pub struct Cli {
+    /// Speak XBoard/CECP from the start (without it the first command decides: `xboard` or
+    /// `uci`).
+    #[arg(long)]
+    pub xboard: bool,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -77,15 +83,14 @@ pub enum Command {
     Verify(prove::VerifyArgs),
 }
 
-/// Runs the command line; returns the process exit status.
-pub fn run(cli: Cli) -> u8 {
-    match cli.command {
-        None => crate::uci::run_stdio(),
-        Some(Command::Perft(args)) => perft::run(&args),
-        Some(Command::Bench(args)) => bench::run(&args),
-        Some(Command::Analyse(args)) => analyse::run(&args),
-        Some(Command::Prove(args)) => prove::run_prove(&args),
-        Some(Command::Verify(args)) => prove::run_verify(&args),
+/// Runs a subcommand; returns the process exit status.
+pub fn run(command: Command) -> u8 {
+    match command {
+        Command::Perft(args) => perft::run(&args),
+        Command::Bench(args) => bench::run(&args),
+        Command::Analyse(args) => analyse::run(&args),
+        Command::Prove(args) => prove::run_prove(&args),
+        Command::Verify(args) => prove::run_verify(&args),
     }
 }
 

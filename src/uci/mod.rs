@@ -11,4 +11,4 @@ pub mod parser;
 pub mod responses;
 pub mod session;
 
-pub use session::run_stdio;
+pub use session::Session;

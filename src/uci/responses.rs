@@ -1,12 +1,10 @@
 //! Formatting what the engine says in UCI, and the reporter that writes it to the GUI.
 
-use std::{
-    io::Write,
-    sync::{Arc, Mutex},
-};
+use std::{io::Write, sync::Arc};
 
 use shakmaty::Move;
 
+pub use crate::protocol::Output;
 use crate::{
     rules::uci as uci_move,
     search::{mate_moves, Bound, Reporter, SearchInfo},
@@ -47,26 +45,6 @@ pub fn bestmove_line(best: Option<Move>, ponder: Option<Move>) -> String {
         (None, _) => "bestmove (none)".to_string(),
         (Some(b), None) => format!("bestmove {}", uci_move(b)),
         (Some(b), Some(p)) => format!("bestmove {} ponder {}", uci_move(b), uci_move(p)),
-    }
-}
-
-/// The output channel to the GUI: whole lines, flushed, from any thread.
-pub struct Output<W: Write + Send> {
-    writer: Mutex<W>,
-}
-
-impl<W: Write + Send> Output<W> {
-    pub fn new(writer: W) -> Arc<Output<W>> {
-        Arc::new(Output {
-            writer: Mutex::new(writer),
-        })
-    }
-
-    pub fn line(&self, text: &str) {
-        // A poisoned lock only means another thread panicked mid-write; keep talking.
-        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
-        // If the GUI went away there is nobody left to tell.
-        let _ = writeln!(w, "{text}").and_then(|_| w.flush());
     }
 }
 

@@ -63,6 +63,18 @@ impl<W: Write + Send + 'static> Session<W> {
 
     /// Runs until `quit` or the end of input (which counts as `quit`).
     pub fn run(&mut self, lines: Receiver<String>) {
+        self.run_from(None, lines);
+    }
+
+    /// Like `run`, with a first line already read (the one that chose the protocol).
+    pub fn run_from(&mut self, first: Option<String>, lines: Receiver<String>) {
+        if let Some(line) = first {
+            if self.handle_line(&line) == Flow::Quit {
+                self.engine.stop();
+                self.engine.wait();
+                return;
+            }
+        }
         loop {
             let flow = select! {
                 recv(lines) -> line => match line {
@@ -332,43 +344,4 @@ impl<W: Write + Send + 'static> Session<W> {
         });
         self.engine.start(request, reporter, self.done_tx.clone());
     }
-}
-
-/// Runs a session on stdin/stdout; returns the exit status.
-pub fn run_stdio() -> u8 {
-    let (tx, rx) = unbounded();
-    let spawned = std::thread::Builder::new()
-        .name("stdin".into())
-        .spawn(move || {
-            let stdin = std::io::stdin();
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match stdin.read_line(&mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        if tx
-                            .send(line.trim_end_matches(['\n', '\r']).to_string())
-                            .is_err()
-                        {
-                            break;
-                        }
-                    }
-                    // Not UTF-8 or an I/O error: tell the session, which reports it, and go on.
-                    Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
-                        if tx.send(String::from("\u{fffd}")).is_err() {
-                            break;
-                        }
-                    }
-                    Err(_) => break,
-                }
-            }
-        });
-    if let Err(e) = spawned {
-        eprintln!("error: cannot start the input reader: {e}");
-        return 1;
-    }
-    let mut session = Session::new(std::io::stdout());
-    session.run(rx);
-    0
 }

@@ -1,97 +1,19 @@
 //! End-to-end: drives the real `syotti` binary through scripted UCI sessions.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc::{channel, Receiver, RecvTimeoutError},
-    thread,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use syotti::rules::{Game, StalemateRule};
 
-/// Generous bound for answers that should come at once; never a performance claim.
-const PATIENCE: Duration = Duration::from_secs(20);
+mod common;
+use common::{Engine, PATIENCE};
 
-struct Engine {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+/// UCI's two waits: `readyok`, and the move of `bestmove`.
+trait Uci {
+    fn ready(&mut self);
+    fn bestmove(&self) -> String;
 }
 
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take().expect("stdin piped");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin: Some(stdin),
-            lines,
-        }
-    }
-
-    fn send(&mut self, text: &str) {
-        let stdin = self.stdin.as_mut().expect("input still open");
-        writeln!(stdin, "{text}").expect("engine reads input");
-        stdin.flush().expect("flush");
-    }
-
-    /// Closes the engine's standard input (end of input).
-    fn close_input(&mut self) {
-        self.stdin = None;
-    }
-
-    /// Lines up to and including the first one starting with `prefix`.
-    fn until(&self, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + PATIENCE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(e) => panic!("no '{prefix}' ({e:?}); got {seen:?}"),
-            }
-        }
-    }
-
-    /// Lines that arrive within `wait`, expecting none to start with `prefix`.
-    fn quiet_for(&self, wait: Duration, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + wait;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    assert!(!line.starts_with(prefix), "unexpected '{line}'");
-                    seen.push(line);
-                }
-                Err(RecvTimeoutError::Timeout) => return seen,
-                Err(RecvTimeoutError::Disconnected) => panic!("engine went away"),
-            }
-        }
-    }
-
+impl Uci for Engine {
     fn ready(&mut self) {
         self.send("isready");
         self.until("readyok");
@@ -104,13 +26,6 @@ impl Engine {
             .nth(1)
             .expect("bestmove has a move")
             .to_string()
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -424,18 +339,10 @@ fn end_of_input_quits() {
     e.close_input();
     let best = e.bestmove();
     assert_ne!(best, "(none)");
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        if let Some(status) = e.child.try_wait().expect("wait") {
-            assert!(status.success());
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "engine did not exit at end of input"
-        );
-        thread::sleep(Duration::from_millis(10));
-    }
+    let status = e
+        .wait_exit(PATIENCE)
+        .expect("engine did not exit at end of input");
+    assert!(status.success());
 }
 
 /// Plays a game engine against itself; every move must be legal by the rules and the game must

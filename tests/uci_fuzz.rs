@@ -9,18 +9,15 @@
 //! the engine's "bad input changes nothing", are checked line by line). The seed and the number
 //! of lines can be changed with `SYOTTI_FUZZ_SEED` and `SYOTTI_FUZZ_LINES` for longer runs.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc::{channel, Receiver},
-    thread,
-    time::{Duration, Instant},
-};
+use std::time::Duration;
 
 use syotti::{
     rules::{notation, Game, StalemateRule},
     uci::parser::{parse, Go, StartPosition, UciCommand},
 };
+
+mod common;
+use common::Engine;
 
 /// Generous bound for one fuzz step; never a performance claim.
 const PATIENCE: Duration = Duration::from_secs(60);
@@ -290,70 +287,6 @@ fn fuzz_line(rng: &mut Rng) -> Vec<u8> {
     text.into_bytes()
 }
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-}
-
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take().expect("stdin piped");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).expect("the engine reads input");
-        self.stdin.write_all(b"\n").expect("the engine reads input");
-        self.stdin.flush().expect("flush");
-    }
-
-    fn until(&self, prefix: &str, context: &str) -> Vec<String> {
-        let deadline = Instant::now() + PATIENCE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(e) => panic!("no '{prefix}' after {context} ({e:?}); got {seen:?}"),
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// A line of `go perft 1`'s list: a move in UCI notation, `: 1`.
 fn is_divide_line(line: &str) -> bool {
     line.strip_suffix(": 1").is_some_and(|m| {
@@ -400,18 +333,18 @@ fn random_and_mutated_uci_input_never_kills_the_engine() {
             Ok(UciCommand::Go(Go::Perft(depth))) if *depth > 3 => continue,
             _ => {}
         }
-        let context = format!("line {index} {text:?} (seed {seed})");
+        let context = format!("after line {index} {text:?} (seed {seed}) ");
         // Bounded searches are often left to finish by themselves; anything else is stopped.
         let bounded = matches!(&parsed, Ok(UciCommand::Go(Go::Search(p)))
             if !p.infinite && !p.ponder
                 && (p.depth.is_some() || p.nodes.is_some() || p.movetime.is_some()
                     || p.wtime.is_some() && p.btime.is_some()));
-        engine.send(&bytes);
+        engine.send_bytes(&bytes);
         if !(bounded && rng.chance(50)) {
-            engine.send(b"stop");
+            engine.send("stop");
         }
-        engine.send(b"go perft 1");
-        let lines = engine.until("Nodes searched", &context);
+        engine.send("go perft 1");
+        let lines = engine.until_or("Nodes searched", &context, PATIENCE);
         errors += lines
             .iter()
             .filter(|l| l.starts_with("info string error"))
@@ -450,8 +383,8 @@ fn random_and_mutated_uci_input_never_kills_the_engine() {
         );
     }
     // The process is alive and answers.
-    engine.send(b"isready");
-    engine.until("readyok", "the end of the fuzz");
+    engine.send("isready");
+    engine.until_or("readyok", "at the end of the fuzz ", PATIENCE);
     eprintln!("{count} lines: {searches} searches, {accepted_positions} positions set, {errors} errors answered");
     assert!(searches > count / 10, "too few searches to mean anything");
     assert!(accepted_positions > count / 20, "too few positions set");

@@ -1,54 +1,25 @@
 //! End-to-end: drives the real `syotti` binary through scripted XBoard/CECP sessions.
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, ChildStdin, Command, Stdio},
-    sync::mpsc::{channel, Receiver, RecvTimeoutError},
-    thread,
-    time::{Duration, Instant},
-};
+use std::time::{Duration, Instant};
 
 use syotti::rules::{Game, StalemateRule};
 
-/// Generous bound for answers that should come at once; never a performance claim.
-const PATIENCE: Duration = Duration::from_secs(20);
+mod common;
+use common::Engine;
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+/// The XBoard side of the harness.
+trait Xboard {
+    /// An engine after the handshake XBoard does: `xboard`, `protover 2`, the features.
+    fn xboard() -> Engine;
+    /// `ping N`, waiting for `pong N`.
+    fn sync(&mut self, n: u32);
+    /// The engine's next move.
+    fn next_move(&self) -> String;
 }
 
-impl Engine {
-    fn start(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the binary starts");
-        let stdin = child.stdin.take().expect("stdin piped");
-        let stdout = child.stdout.take().expect("stdout piped");
-        let (tx, lines) = channel();
-        thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        Engine {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    /// An engine after the handshake XBoard does: `xboard`, `protover 2`, the features.
+impl Xboard for Engine {
     fn xboard() -> Engine {
-        let mut e = Engine::start(&[]);
+        let mut e = Engine::start();
         e.send("xboard");
         e.send("protover 2");
         let features = e.until("feature done=1");
@@ -58,53 +29,11 @@ impl Engine {
         e
     }
 
-    fn send(&mut self, text: &str) {
-        writeln!(self.stdin, "{text}").expect("engine reads input");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Lines up to and including the first one starting with `prefix`.
-    fn until(&self, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + PATIENCE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    let done = line.starts_with(prefix);
-                    seen.push(line);
-                    if done {
-                        return seen;
-                    }
-                }
-                Err(e) => panic!("no '{prefix}' ({e:?}); got {seen:?}"),
-            }
-        }
-    }
-
-    /// Lines that arrive within `wait`, expecting none to start with `prefix`.
-    fn quiet_for(&self, wait: Duration, prefix: &str) -> Vec<String> {
-        let deadline = Instant::now() + wait;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) => {
-                    assert!(!line.starts_with(prefix), "unexpected '{line}'");
-                    seen.push(line);
-                }
-                Err(RecvTimeoutError::Timeout) => return seen,
-                Err(RecvTimeoutError::Disconnected) => panic!("engine went away"),
-            }
-        }
-    }
-
     fn sync(&mut self, n: u32) {
         self.send(&format!("ping {n}"));
         self.until(&format!("pong {n}"));
     }
 
-    /// The engine's next move.
     fn next_move(&self) -> String {
         let lines = self.until("move ");
         lines
@@ -115,20 +44,13 @@ impl Engine {
     }
 }
 
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn the_first_command_picks_the_protocol() {
-    let mut e = Engine::start(&[]);
+    let mut e = Engine::start();
     e.send("uci");
     let lines = e.until("uciok");
     assert!(lines.iter().any(|l| l.starts_with("id name Syotti")));
-    let mut e = Engine::start(&["--xboard"]);
+    let mut e = Engine::start_with(&["--xboard"]);
     e.send("protover 2");
     let lines = e.until("feature done=1");
     assert_eq!(lines.first().map(String::as_str), Some("feature done=0"));
@@ -170,12 +92,7 @@ fn plays_a_whole_game_against_itself_under_a_clock() {
     let mut game = Game::new(StalemateRule::default());
     let (mut mover, mut other) = (&mut white, &mut black);
     for _ in 0..400 {
-        let lines = mover.until("move ");
-        let m = lines
-            .last()
-            .and_then(|l| l.strip_prefix("move "))
-            .expect("a move")
-            .to_string();
+        let m = mover.next_move();
         game.play_text(&m).expect("the engine's move is legal");
         if let Some(outcome) = game.outcome() {
             let claim = mover.until(outcome.pgn());

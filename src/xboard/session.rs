@@ -21,7 +21,7 @@ use std::{
         atomic::{AtomicBool, Ordering},
         Arc, Mutex,
     },
-    time::Duration,
+    time::{Duration, Instant},
 };
 
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
@@ -99,6 +99,8 @@ enum Kind {
 struct Current {
     id: u64,
     kind: Kind,
+    /// When the engine's clock started for this search (its start, or the ponder hit).
+    clock_started: Instant,
 }
 
 /// A search's answer, sent by its reporter.
@@ -546,6 +548,7 @@ impl<W: Write + Send + 'static> Session<W> {
         if let Some(Current {
             id,
             kind: Kind::Ponder { expected },
+            ..
         }) = self.current
         {
             if expected == m {
@@ -553,6 +556,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.current = Some(Current {
                     id,
                     kind: Kind::Think,
+                    clock_started: Instant::now(),
                 });
                 self.engine.ponderhit();
                 return;
@@ -660,7 +664,11 @@ impl<W: Write + Send + 'static> Session<W> {
             },
         });
         self.engine.start(request, reporter, self.done_tx.clone());
-        self.current = Some(Current { id, kind });
+        self.current = Some(Current {
+            id,
+            kind,
+            clock_started: Instant::now(),
+        });
     }
 
     fn search_finished(&mut self, finished: Finished) {
@@ -674,6 +682,11 @@ impl<W: Write + Send + 'static> Session<W> {
         self.engine.wait();
         if current.kind != Kind::Think {
             return;
+        }
+        // The interface sends the clock before the opponent's moves only: until then, count
+        // what this search used, so that a ponder search started now plans on the right time.
+        if let Some(time) = &mut self.time.engine_time {
+            *time = time.saturating_sub(current.clock_started.elapsed());
         }
         let Some(best) = finished.best else {
             self.claim_result();

@@ -18,6 +18,7 @@ use super::{json_string, prove::open_tables, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
     engine::{proven::ProvenPositions, run_search, SearchRequest},
     pgn::{self, AnnotatedMove},
+    proof::book::ProofBook,
     rules::{notation, Antichess, Game, Position, StalemateRule, Variant},
     search::{
         mate_moves, tt::TranspositionTable, Reporter, SearchControl, SearchInfo, SearchLimits,
@@ -69,6 +70,9 @@ pub struct AnalyseArgs {
     /// Do not run the proof search before alpha-beta.
     #[arg(long)]
     pub no_proof: bool,
+    /// Do not answer from the embedded book of proofs.
+    #[arg(long)]
+    pub no_book: bool,
 }
 
 /// What one search found.
@@ -97,7 +101,7 @@ impl Reporter for Collect {
     }
     fn current_move(&self, _: u32, _: Move, _: usize) {}
     fn message(&self, text: &str) {
-        if text.contains("forced win") {
+        if text.contains("forced win") || text.contains("proven win") {
             if let Ok(mut proved) = self.proved.lock() {
                 *proved = true;
             }
@@ -188,6 +192,11 @@ impl Analyser<'_> {
             probe_limit: 7,
             rule50: true,
             contempt: 0,
+            books: if self.args.no_book {
+                Vec::new()
+            } else {
+                ProofBook::embedded().into_iter().collect()
+            },
         };
         let collect = Collect::default();
         let control = SearchControl::default();

@@ -11,6 +11,7 @@
 
 mod analyse;
 mod bench;
+pub mod book;
 mod perft;
 mod prove;
 
@@ -81,6 +82,8 @@ pub enum Command {
     /// Re-check a proof file from scratch with the rules alone.
     #[command(after_help = "Example:\n  syotti verify e4.proof")]
     Verify(prove::VerifyArgs),
+    /// The book of proofs: build it from proofs, probe it, export it (Polyglot, PGN), verify it.
+    Book(book::BookArgs),
 }
 
 /// Runs a subcommand; returns the process exit status.
@@ -91,6 +94,7 @@ pub fn run(command: Command) -> u8 {
         Command::Analyse(args) => analyse::run(&args),
         Command::Prove(args) => prove::run_prove(&args),
         Command::Verify(args) => prove::run_verify(&args),
+        Command::Book(args) => book::run(&args),
     }
 }
 

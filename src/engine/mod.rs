@@ -28,7 +28,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
     memory::AllocError,
-    proof::ProofLimits,
+    proof::{book::ProofBook, ProofLimits},
     rules::{hash, StalemateRule},
     search::{
         self, time,
@@ -59,6 +59,8 @@ pub struct SearchRequest {
     pub rule50: bool,
     /// Centipawns a draw costs the side to move (see `SearchParams::contempt`).
     pub contempt: Score,
+    /// Books of proofs to answer from first (the embedded one, a user's).
+    pub books: Vec<Arc<ProofBook>>,
 }
 
 struct Running {
@@ -306,6 +308,52 @@ fn remembered(
     }
 }
 
+/// Answers from the books of proofs, if the root is in one: as the winner with the book's move
+/// and mate count, as the loser (every reply leads into the book) with the longest resistance.
+fn from_books(
+    request: &SearchRequest,
+    started: Instant,
+    tt: &TranspositionTable,
+    reporter: &dyn Reporter,
+) -> Option<SearchResult> {
+    if request.multipv > 1 {
+        return None;
+    }
+    let pos = &request.position;
+    let allowed =
+        |m: &Move| request.limits.searchmoves.is_empty() || request.limits.searchmoves.contains(m);
+    for book in &request.books {
+        if let Some(hit) = book.probe(pos, request.rule).filter(|h| allowed(&h.best)) {
+            reporter.message("book: proven win");
+            let line = book.line(pos, hit.plies as usize);
+            return Some(proven_result(
+                MATE - hit.plies as Score,
+                line,
+                0,
+                started,
+                tt,
+                reporter,
+            ));
+        }
+        if let Some(hit) = book
+            .probe_loser(pos, request.rule)
+            .filter(|h| allowed(&h.best))
+        {
+            reporter.message("book: proven loss; the longest resistance");
+            let line = book.line(pos, hit.plies as usize);
+            return Some(proven_result(
+                -(MATE - hit.plies as Score),
+                line,
+                0,
+                started,
+                tt,
+                reporter,
+            ));
+        }
+    }
+    None
+}
+
 /// Runs the proof scan, then (unless it proved a win) the alpha-beta search. Proofs found are
 /// remembered in `proven`, and a root proved earlier is answered from there.
 pub fn run_search(
@@ -316,10 +364,13 @@ pub fn run_search(
     reporter: &dyn Reporter,
 ) -> SearchResult {
     let legal = request.position.legal_moves();
+    let started = Instant::now();
+    if let Some(result) = from_books(request, started, tt, reporter) {
+        return result;
+    }
     if !request.prove || legal.is_empty() {
         return run_alpha_beta(request, &request.limits, tt, control, reporter);
     }
-    let started = Instant::now();
     if let Some(result) = remembered(request, proven, started, tt, reporter) {
         return result;
     }

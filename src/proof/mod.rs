@@ -11,6 +11,7 @@
 //! win is extracted and verified by `verify` before it is reported. A proof that does not verify
 //! is reported as unknown, never as a win.
 
+pub mod book;
 pub mod dfpn;
 pub mod table;
 pub mod tree;

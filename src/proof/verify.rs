@@ -17,7 +17,7 @@ use thiserror::Error;
 
 use shakmaty_syzygy::Wdl;
 
-use super::tree::{position_id, FORMAT_HEADER, TABLEBASE_LEAF};
+use super::tree::{position_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
 use crate::{
     rules::{game, hash, notation, StalemateRule},
     tablebase::Tablebases,
@@ -223,6 +223,34 @@ impl Checker<'_> {
         *clock = (*clock).max(pos.halfmoves());
         Ok(())
     }
+}
+
+/// Reads a proof file into a proof tree (its moves checked as legal where they stand; the tree
+/// itself is checked by `verify`).
+pub fn read_proof(text: &str) -> Result<ProofTree, VerifyError> {
+    let proof = parse(text)?;
+    let mut entries = Vec::with_capacity(proof.moves.len());
+    for (id, listed) in proof.moves {
+        let bad = |reason: String| VerifyError::Format { line: 0, reason };
+        let pos = notation::parse_fen(&format!("{id} 0 1"))
+            .map_err(|e| bad(format!("position {id}: {e}")))?;
+        let moves = if listed.len() == 1 && listed[0] == TABLEBASE_LEAF {
+            Vec::new()
+        } else {
+            listed
+                .iter()
+                .map(|m| notation::parse_uci_move(&pos, m))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| bad(format!("position {id}: {e}")))?
+        };
+        entries.push((id, moves));
+    }
+    Ok(ProofTree {
+        rule: proof.rule,
+        winner: proof.winner,
+        root: proof.root,
+        entries,
+    })
 }
 
 /// Verifies a proof file's text.

@@ -48,6 +48,10 @@ pub struct EngineOptions {
     pub syzygy_50_move_rule: bool,
     /// Centipawns a draw costs the engine's side (not applied in `UCI_AnalyseMode`).
     pub contempt: Score,
+    /// Answer from the embedded book of proofs.
+    pub book: bool,
+    /// A further book of proofs (empty: none).
+    pub book_file: String,
 }
 
 impl Default for EngineOptions {
@@ -66,6 +70,8 @@ impl Default for EngineOptions {
             syzygy_probe_limit: SYZYGY_PROBE_LIMIT_MAX,
             syzygy_50_move_rule: true,
             contempt: CONTEMPT_DEFAULT as Score,
+            book: true,
+            book_file: String::new(),
         }
     }
 }
@@ -79,6 +85,8 @@ pub enum OptionEffect {
     RulesChanged,
     /// Open the tables at the new `SyzygyPath`.
     OpenTablebases,
+    /// Load the book at the new `BookFile`.
+    LoadBook,
 }
 
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -134,6 +142,8 @@ impl EngineOptions {
                 "option name SyzygyProbeLimit type spin default {SYZYGY_PROBE_LIMIT_MAX} min 0 max {SYZYGY_PROBE_LIMIT_MAX}"
             ),
             "option name Syzygy50MoveRule type check default true".to_string(),
+            "option name Book type check default true".to_string(),
+            "option name BookFile type string default <empty>".to_string(),
             format!(
                 "option name Contempt type spin default {CONTEMPT_DEFAULT} min 0 max {CONTEMPT_MAX}"
             ),
@@ -197,6 +207,20 @@ impl EngineOptions {
                 Ok(OptionEffect::Nothing)
             }
             "clear hash" => Ok(OptionEffect::ClearHash),
+            "book" => {
+                let v = value_of()?;
+                self.book = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "bookfile" => {
+                let v = value.map(str::trim).unwrap_or_default();
+                self.book_file = if v == "<empty>" {
+                    String::new()
+                } else {
+                    v.to_string()
+                };
+                Ok(OptionEffect::LoadBook)
+            }
             "syzygypath" => {
                 let v = value.map(str::trim).unwrap_or_default();
                 self.syzygy_path = if v == "<empty>" {

@@ -18,6 +18,7 @@ use super::{
 };
 use crate::{
     engine::{Engine, SearchRequest},
+    proof::book::ProofBook,
     rules::{movegen, notation, Game},
     search::{Clock, SearchLimits},
     tablebase::Tablebases,
@@ -36,6 +37,8 @@ pub struct Session<W: Write + Send + 'static> {
     engine: Engine,
     pending: VecDeque<UciCommand>,
     tablebases: Option<Arc<Tablebases>>,
+    /// The book of `BookFile`, besides the embedded one.
+    extra_book: Option<Arc<ProofBook>>,
     done_tx: Sender<()>,
     done_rx: Receiver<()>,
     /// The GUI has set `UCI_Variant`; a GUI that never does may think Syotti plays chess.
@@ -54,6 +57,7 @@ impl<W: Write + Send + 'static> Session<W> {
             options,
             pending: VecDeque::new(),
             tablebases: None,
+            extra_book: None,
             done_tx,
             done_rx,
             variant_set: false,
@@ -222,7 +226,36 @@ impl<W: Write + Send + 'static> Session<W> {
                 self.engine.clear();
             }
             Ok(OptionEffect::OpenTablebases) => self.open_tablebases(),
+            Ok(OptionEffect::LoadBook) => self.load_book(),
             Err(e) => self.error(&e.to_string()),
+        }
+    }
+
+    fn load_book(&mut self) {
+        self.extra_book = None;
+        if self.options.book_file.is_empty() {
+            return;
+        }
+        let path = self.options.book_file.clone();
+        // The file is read whole: refuse one larger than the memory the machine has left.
+        let loaded = std::fs::metadata(&path)
+            .map_err(|e| format!("cannot read {path}: {e}"))
+            .and_then(|m| {
+                crate::memory::check_available(usize::try_from(m.len()).unwrap_or(usize::MAX), 0)
+                    .map_err(|e| format!("{path}: {e}"))
+            })
+            .and_then(|()| std::fs::read(&path).map_err(|e| format!("cannot read {path}: {e}")))
+            .and_then(|bytes| ProofBook::from_bytes(&bytes).map_err(|e| format!("{path}: {e}")));
+        match loaded {
+            Ok(book) => {
+                self.say(&format!(
+                    "info string book {path}: {} positions, {} proved roots",
+                    book.len(),
+                    book.roots().len()
+                ));
+                self.extra_book = Some(Arc::new(book));
+            }
+            Err(e) => self.error(&format!("{e}; no extra book in use")),
         }
     }
 
@@ -338,6 +371,14 @@ impl<W: Write + Send + 'static> Session<W> {
             } else {
                 self.options.contempt
             },
+            books: self
+                .options
+                .book
+                .then(ProofBook::embedded)
+                .flatten()
+                .into_iter()
+                .chain(self.extra_book.clone())
+                .collect(),
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

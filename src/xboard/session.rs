@@ -30,6 +30,7 @@ use shakmaty::{Color, Move, Position};
 use super::parser::{parse, XboardCommand, XboardParseError};
 use crate::{
     engine::{Engine, SearchRequest},
+    proof::book::ProofBook,
     protocol::Output,
     rules::{notation, Game, Outcome, StalemateRule, Termination, Variant},
     search::{mate_moves, Clock, Reporter, Score, SearchInfo, SearchLimits},
@@ -77,6 +78,7 @@ pub fn features() -> Vec<String> {
         format!("feature option=\"Stalemate -combo *{STALEMATE_FROM_VARIANT}{rules}\""),
         format!("feature option=\"Contempt -spin {CONTEMPT_DEFAULT} 0 {CONTEMPT_MAX}\""),
         "feature option=\"Proof -check 1\"".to_string(),
+        "feature option=\"Book -check 1\"".to_string(),
         format!(
             "feature option=\"Move Overhead -spin {MOVE_OVERHEAD_DEFAULT_MS} 0 {MOVE_OVERHEAD_MAX_MS}\""
         ),
@@ -206,6 +208,8 @@ pub struct Session<W: Write + Send + 'static> {
     threads: usize,
     contempt: Score,
     proof: bool,
+    /// Answer from the embedded book of proofs.
+    book: bool,
     move_overhead_ms: u64,
     tablebases: Option<Arc<Tablebases>>,
     current: Option<Current>,
@@ -238,6 +242,7 @@ impl<W: Write + Send + 'static> Session<W> {
             threads: 1,
             contempt: CONTEMPT_DEFAULT,
             proof: true,
+            book: true,
             move_overhead_ms: MOVE_OVERHEAD_DEFAULT_MS,
             tablebases: None,
             current: None,
@@ -471,6 +476,11 @@ impl<W: Write + Send + 'static> Session<W> {
                 .filter(|v| (0..=max).contains(v))
                 .ok_or_else(|| format!("expected a number from 0 to {max}"))
         };
+        let check = |value: &str| match value {
+            "1" | "true" => Ok(true),
+            "0" | "false" => Ok(false),
+            _ => Err("expected 0 or 1".to_string()),
+        };
         let result = match name {
             "Stalemate" => {
                 if value == STALEMATE_FROM_VARIANT {
@@ -484,17 +494,8 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
             }
             "Contempt" => number(i64::from(CONTEMPT_MAX)).map(|v| self.contempt = v as Score),
-            "Proof" => match value {
-                "1" | "true" => {
-                    self.proof = true;
-                    Ok(())
-                }
-                "0" | "false" => {
-                    self.proof = false;
-                    Ok(())
-                }
-                _ => Err("expected 0 or 1".to_string()),
-            },
+            "Proof" => check(value).map(|v| self.proof = v),
+            "Book" => check(value).map(|v| self.book = v),
             "Move Overhead" => {
                 number(MOVE_OVERHEAD_MAX_MS as i64).map(|v| self.move_overhead_ms = v as u64)
             }
@@ -651,6 +652,11 @@ impl<W: Write + Send + 'static> Session<W> {
             probe_limit: SYZYGY_PROBE_LIMIT,
             rule50: true,
             contempt: if analysing { 0 } else { self.contempt },
+            books: if self.book {
+                ProofBook::embedded().into_iter().collect()
+            } else {
+                Vec::new()
+            },
         };
         let reporter = Arc::new(XboardReporter {
             out: Arc::clone(&self.out),

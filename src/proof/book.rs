@@ -1,0 +1,535 @@
+//! The book of proofs: the winning move of every position of verified proofs where the winner is
+//! to move, keyed by position, compact enough to ship inside the binary.
+//!
+//! A proof tree lists, for each position where the winner is to move, the one move it plays, and
+//! for each position of the loser every reply; the replies follow from the rules, so the book
+//! keeps only the winner's positions: a 64-bit key (the Polyglot Zobrist key of the position, the
+//! one cutechess and lichess-bot use), the move, and the plies from that position to the farthest
+//! leaf of its proof (the mate distance shown). Any move order reaches the same entries.
+//!
+//! Layout (little-endian), `book/README.md` says the same:
+//!
+//! ```text
+//! "SYOTTIBK"  u32 version (1)  u8 stalemate rule (0 stalemated-side-wins, 1 draw,
+//! 2 fewer-pieces-wins)  3 bytes zero
+//! u32 roots, each: u8 winner (0 white, 1 black)  u16 length  FEN (the proved position)
+//! u32 entries, each 12 bytes, sorted by key: u64 key  u16 move (shakmaty's PackedUciMove,
+//! which keeps king promotions)  u16 plies
+//! ```
+//!
+//! Nothing in the book is taken on trust: `proof_text` rebuilds each root's proof tree from the
+//! book and the rules (the loser's replies from the move generator, table leaves where the prover
+//! used them) in the proof file format, for the verifier. A position is answered from the book
+//! only under the book's stalemate rule and only when its halfmove clock plus the plies left stay
+//! under the fifty-move limit (proof files identify positions without move counters).
+
+use std::{
+    collections::{HashMap, HashSet},
+    fmt::Write as _,
+    sync::Arc,
+};
+
+use shakmaty::{
+    packed::PackedUciMove, uci::UciMove, variant::Antichess, zobrist::Zobrist64, CastlingMode,
+    Color, EnPassantMode, Move, Position,
+};
+use thiserror::Error;
+
+use super::tree::{position_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
+use crate::{
+    rules::{game::FIFTY_MOVE_PLIES, notation, outcome, to_fen, StalemateRule},
+    tablebase::Tablebases,
+};
+
+const MAGIC: &[u8; 8] = b"SYOTTIBK";
+const VERSION: u32 = 1;
+const ENTRY_BYTES: usize = 12;
+/// The shipped book (`book/syotti.book`, made by `syotti book build`).
+static EMBEDDED: &[u8] = include_bytes!("../../book/syotti.book");
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum BookError {
+    #[error("not a Syotti book: {0}")]
+    Format(String),
+    #[error("the proofs are for different stalemate rules ({0} and {1})")]
+    MixedRules(StalemateRule, StalemateRule),
+    #[error("the book's tree breaks after {path}: {reason}")]
+    Hole { path: String, reason: String },
+}
+
+/// A proved position where the winner is to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookMove {
+    pub best: Move,
+    /// Plies to the farthest leaf of the proof below the position.
+    pub plies: u32,
+}
+
+/// A proved root: the position and who wins it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BookRoot {
+    pub fen: String,
+    pub winner: Color,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProofBook {
+    rule: StalemateRule,
+    roots: Vec<BookRoot>,
+    /// `ENTRY_BYTES` a position, sorted by key.
+    entries: Vec<u8>,
+}
+
+/// The Polyglot key of a position.
+pub fn polyglot_key(pos: &Antichess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+fn rule_code(rule: StalemateRule) -> u8 {
+    match rule {
+        StalemateRule::StalematedSideWins => 0,
+        StalemateRule::Draw => 1,
+        StalemateRule::FewerPiecesWins => 2,
+    }
+}
+
+fn pack(m: Move) -> u16 {
+    u16::from_le_bytes(PackedUciMove::pack(m.to_uci(CastlingMode::Standard)).to_bytes())
+}
+
+fn unpack(bits: u16) -> UciMove {
+    PackedUciMove::from_bytes(bits.to_le_bytes()).unpack()
+}
+
+/// Reads little-endian fields from a byte slice.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], BookError> {
+        let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
+        let end = end.ok_or_else(|| BookError::Format("truncated".to_string()))?;
+        let slice = &self.bytes[self.at..end];
+        self.at = end;
+        Ok(slice)
+    }
+
+    fn u8(&mut self) -> Result<u8, BookError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u16(&mut self) -> Result<u16, BookError> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+
+    fn u32(&mut self) -> Result<u32, BookError> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
+impl ProofBook {
+    /// The book compiled into the binary, if it reads (it is checked in CI).
+    pub fn embedded() -> Option<Arc<ProofBook>> {
+        static BOOK: once_cell::sync::Lazy<Option<Arc<ProofBook>>> =
+            once_cell::sync::Lazy::new(|| match ProofBook::from_bytes(EMBEDDED) {
+                Ok(book) => Some(Arc::new(book)),
+                Err(e) => {
+                    log::error!("the embedded book: {e}");
+                    None
+                }
+            });
+        BOOK.clone()
+    }
+
+    /// Merges verified proofs (all under one stalemate rule) into a book. Where two proofs
+    /// reach one position, the shorter win is kept.
+    pub fn from_proofs(proofs: &[ProofTree]) -> Result<ProofBook, BookError> {
+        let rule = proofs.first().map_or(StalemateRule::default(), |p| p.rule);
+        let mut best: HashMap<u64, (u16, u16)> = HashMap::new();
+        let mut roots = Vec::new();
+        for proof in proofs {
+            if proof.rule != rule {
+                return Err(BookError::MixedRules(rule, proof.rule));
+            }
+            roots.push(BookRoot {
+                fen: to_fen(&proof.root),
+                winner: proof.winner,
+            });
+            for (id, (moves, plies)) in proof.depths() {
+                let Some(&m) = moves.first() else { continue };
+                let Ok(pos) = notation::parse_fen(&format!("{id} 0 1")) else {
+                    continue;
+                };
+                if pos.turn() != proof.winner {
+                    continue;
+                }
+                let plies = plies.min(u32::from(u16::MAX)) as u16;
+                let entry = best.entry(polyglot_key(&pos)).or_insert((pack(m), plies));
+                if plies < entry.1 {
+                    *entry = (pack(m), plies);
+                }
+            }
+        }
+        let mut sorted: Vec<_> = best.into_iter().collect();
+        sorted.sort_unstable_by_key(|&(key, _)| key);
+        let mut entries = Vec::with_capacity(sorted.len() * ENTRY_BYTES);
+        for (key, (m, plies)) in sorted {
+            entries.extend_from_slice(&key.to_le_bytes());
+            entries.extend_from_slice(&m.to_le_bytes());
+            entries.extend_from_slice(&plies.to_le_bytes());
+        }
+        Ok(ProofBook {
+            rule,
+            roots,
+            entries,
+        })
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<ProofBook, BookError> {
+        let mut c = Cursor { bytes, at: 0 };
+        if c.take(8)? != MAGIC {
+            return Err(BookError::Format("no SYOTTIBK header".to_string()));
+        }
+        let version = c.u32()?;
+        if version != VERSION {
+            return Err(BookError::Format(format!(
+                "version {version}, expected {VERSION}"
+            )));
+        }
+        let rule = match c.u8()? {
+            0 => StalemateRule::StalematedSideWins,
+            1 => StalemateRule::Draw,
+            2 => StalemateRule::FewerPiecesWins,
+            other => return Err(BookError::Format(format!("unknown stalemate rule {other}"))),
+        };
+        c.take(3)?;
+        let root_count = c.u32()?;
+        let mut roots = Vec::new();
+        for _ in 0..root_count {
+            let winner = if c.u8()? == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let len = usize::from(c.u16()?);
+            let fen = std::str::from_utf8(c.take(len)?)
+                .map_err(|_| BookError::Format("a root FEN is not text".to_string()))?;
+            notation::parse_fen(fen).map_err(|e| BookError::Format(format!("root {fen}: {e}")))?;
+            roots.push(BookRoot {
+                fen: fen.to_string(),
+                winner,
+            });
+        }
+        let count = c.u32()? as usize;
+        let entries = c.take(count.saturating_mul(ENTRY_BYTES))?.to_vec();
+        if c.at != bytes.len() {
+            return Err(BookError::Format("bytes after the last entry".to_string()));
+        }
+        let book = ProofBook {
+            rule,
+            roots,
+            entries,
+        };
+        if (1..book.len()).any(|i| book.key_at(i - 1) >= book.key_at(i)) {
+            return Err(BookError::Format(
+                "entries are not sorted by key".to_string(),
+            ));
+        }
+        Ok(book)
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.entries.len() + 1024);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&[rule_code(self.rule), 0, 0, 0]);
+        out.extend_from_slice(&(self.roots.len() as u32).to_le_bytes());
+        for root in &self.roots {
+            out.push(u8::from(root.winner == Color::Black));
+            out.extend_from_slice(&(root.fen.len() as u16).to_le_bytes());
+            out.extend_from_slice(root.fen.as_bytes());
+        }
+        out.extend_from_slice(&(self.len() as u32).to_le_bytes());
+        out.extend_from_slice(&self.entries);
+        out
+    }
+
+    pub fn rule(&self) -> StalemateRule {
+        self.rule
+    }
+
+    pub fn roots(&self) -> &[BookRoot] {
+        &self.roots
+    }
+
+    /// Positions in the book.
+    pub fn len(&self) -> usize {
+        self.entries.len() / ENTRY_BYTES
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn entry(&self, index: usize) -> &[u8] {
+        &self.entries[index * ENTRY_BYTES..(index + 1) * ENTRY_BYTES]
+    }
+
+    fn key_at(&self, index: usize) -> u64 {
+        let e = self.entry(index);
+        u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]])
+    }
+
+    /// Every entry: key, move, plies.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, UciMove, u32)> + '_ {
+        (0..self.len()).map(|i| {
+            let e = self.entry(i);
+            (
+                self.key_at(i),
+                unpack(u16::from_le_bytes([e[8], e[9]])),
+                u32::from(u16::from_le_bytes([e[10], e[11]])),
+            )
+        })
+    }
+
+    /// The book's entry for `pos` as it stands (no rule or clock checks): a legal move.
+    fn lookup(&self, pos: &Antichess) -> Option<BookMove> {
+        let key = polyglot_key(pos);
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.key_at(mid).cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => {
+                    let e = self.entry(mid);
+                    let best = unpack(u16::from_le_bytes([e[8], e[9]])).to_move(pos).ok()?;
+                    return pos.legal_moves().contains(&best).then_some(BookMove {
+                        best,
+                        plies: u32::from(u16::from_le_bytes([e[10], e[11]])),
+                    });
+                }
+            }
+        }
+        None
+    }
+
+    /// The proven move of the side to move in `pos`, under `rule`, if the book has one that the
+    /// fifty-move rule cannot spoil.
+    pub fn probe(&self, pos: &Antichess, rule: StalemateRule) -> Option<BookMove> {
+        if rule != self.rule {
+            return None;
+        }
+        self.lookup(pos)
+            .filter(|hit| pos.halfmoves() + hit.plies < FIFTY_MOVE_PLIES)
+    }
+
+    /// For the side to move in a lost position: when every reply leads to a book position (or
+    /// ends the game), the reply that resists longest and the plies of that resistance.
+    pub fn probe_loser(&self, pos: &Antichess, rule: StalemateRule) -> Option<BookMove> {
+        if rule != self.rule {
+            return None;
+        }
+        let mut longest: Option<BookMove> = None;
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let plies = if let Some(o) = outcome::position_outcome(&child, rule) {
+                if o.winner == Some(pos.turn()) {
+                    return None;
+                }
+                1
+            } else {
+                self.probe(&child, rule)?.plies + 1
+            };
+            if longest.is_none_or(|l| plies > l.plies) {
+                longest = Some(BookMove { best: m, plies });
+            }
+        }
+        longest.filter(|l| pos.halfmoves() + l.plies < FIFTY_MOVE_PLIES)
+    }
+
+    /// The main line from `pos`: the book's moves for the winner, the longest resistance for
+    /// the loser; at most `max_plies`.
+    pub fn line(&self, pos: &Antichess, max_plies: usize) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut pos = pos.clone();
+        while line.len() < max_plies {
+            let next = self
+                .probe(&pos, self.rule)
+                .or_else(|| self.probe_loser(&pos, self.rule));
+            let Some(next) = next else { break };
+            line.push(next.best);
+            pos.play_unchecked(next.best);
+        }
+        line
+    }
+
+    /// Rebuilds the proof tree of `root` from the book and the rules, in the proof file format
+    /// (for `verify`). `tables` mark the positions the prover took from them as table leaves.
+    pub fn proof_text(
+        &self,
+        root: &BookRoot,
+        tables: Option<&Tablebases>,
+    ) -> Result<String, BookError> {
+        let pos = notation::parse_fen(&root.fen).map_err(|e| BookError::Hole {
+            path: "the root".to_string(),
+            reason: e.to_string(),
+        })?;
+        let mut out = String::new();
+        let _ = writeln!(out, "{FORMAT_HEADER}");
+        let _ = writeln!(out, "stalemate {}", self.rule.name());
+        let winner = if root.winner.is_white() {
+            "white"
+        } else {
+            "black"
+        };
+        let _ = writeln!(out, "winner {winner}");
+        let _ = writeln!(out, "root {}", root.fen);
+        let mut seen = HashSet::new();
+        let mut stack = vec![(pos, Vec::<String>::new())];
+        while let Some((pos, path)) = stack.pop() {
+            let id = position_id(&pos);
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            if outcome::position_outcome(&pos, self.rule).is_some() {
+                continue;
+            }
+            if let Some(tables) = tables {
+                if pos.halfmoves() == 0
+                    && tables
+                        .wdl_after_zeroing(&pos, self.rule, usize::MAX)
+                        .is_some()
+                {
+                    let _ = writeln!(out, "{id} : {TABLEBASE_LEAF}");
+                    continue;
+                }
+            }
+            let moves: Vec<Move> = if pos.turn() == root.winner {
+                match self.lookup(&pos) {
+                    Some(hit) => vec![hit.best],
+                    None => {
+                        return Err(BookError::Hole {
+                            path: if path.is_empty() {
+                                "the root".to_string()
+                            } else {
+                                path.join(" ")
+                            },
+                            reason: format!("no book move for the winner in {}", to_fen(&pos)),
+                        })
+                    }
+                }
+            } else {
+                pos.legal_moves().to_vec()
+            };
+            let listed: Vec<String> = moves.iter().map(|&m| notation::uci(m)).collect();
+            let _ = writeln!(out, "{id} : {}", listed.join(" "));
+            for m in moves {
+                let mut child = pos.clone();
+                child.play_unchecked(m);
+                let mut child_path = path.clone();
+                child_path.push(notation::uci(m));
+                stack.push((child, child_path));
+            }
+        }
+        Ok(out)
+    }
+
+    /// The book as a Polyglot book: 16 bytes an entry, big-endian, sorted by key (king
+    /// promotions as promotion piece 5, which python-chess reads as a king).
+    pub fn to_polyglot(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len() * 16);
+        for (key, m, _) in self.entries() {
+            let UciMove::Normal {
+                from,
+                to,
+                promotion,
+            } = m
+            else {
+                continue;
+            };
+            let promotion = promotion.map_or(0u16, |role| match role {
+                shakmaty::Role::Knight => 1,
+                shakmaty::Role::Bishop => 2,
+                shakmaty::Role::Rook => 3,
+                shakmaty::Role::Queen => 4,
+                shakmaty::Role::King | shakmaty::Role::Pawn => 5,
+            });
+            let square = |s: shakmaty::Square| (u16::from(s.rank() as u8) << 3) | s.file() as u16;
+            let bits = square(to) | (square(from) << 6) | (promotion << 12);
+            out.extend_from_slice(&key.to_be_bytes());
+            out.extend_from_slice(&bits.to_be_bytes());
+            out.extend_from_slice(&1u16.to_be_bytes());
+            out.extend_from_slice(&0u32.to_be_bytes());
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proof::{prove, verify::verify, ProofLimits, ProofOutcome};
+
+    fn study_book() -> ProofBook {
+        let pos = notation::parse_fen("8/8/p7/8/8/8/7P/8 w - - 0 1").expect("valid");
+        let report = prove(
+            &pos,
+            StalemateRule::default(),
+            &[],
+            &ProofLimits::default(),
+            None,
+            None,
+        )
+        .expect("the proof table");
+        let ProofOutcome::Win { proof, .. } = report.outcome else {
+            panic!("the study is a win");
+        };
+        ProofBook::from_proofs(&[proof]).expect("one rule")
+    }
+
+    #[test]
+    fn a_book_round_trips_answers_and_rebuilds_a_valid_proof() {
+        let book = study_book();
+        let again = ProofBook::from_bytes(&book.to_bytes()).expect("reads back");
+        assert_eq!(again, book);
+        let pos = notation::parse_fen("8/8/p7/8/8/8/7P/8 w - - 0 1").expect("valid");
+        let hit = book
+            .probe(&pos, StalemateRule::default())
+            .expect("in the book");
+        assert_eq!(notation::uci(hit.best), "h2h3");
+        assert!(hit.plies > 0);
+        // Another rule, or a clock near fifty moves: not answered.
+        assert_eq!(book.probe(&pos, StalemateRule::Draw), None);
+        let late = notation::parse_fen("8/8/p7/8/8/8/7P/8 w - - 99 60").expect("valid");
+        assert_eq!(book.probe(&late, StalemateRule::default()), None);
+        // The loser after 1. h3 knows its fate.
+        let mut after = pos.clone();
+        after.play_unchecked(hit.best);
+        let loser = book
+            .probe_loser(&after, StalemateRule::default())
+            .expect("lost");
+        assert_eq!(loser.plies + 1, hit.plies);
+        // The tree rebuilt from the book verifies.
+        let text = book.proof_text(&book.roots()[0], None).expect("no hole");
+        let report = verify(&text).expect("valid");
+        assert_eq!(report.winner, Color::White);
+    }
+
+    #[test]
+    fn broken_books_are_refused() {
+        let bytes = study_book().to_bytes();
+        assert!(ProofBook::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+        assert!(ProofBook::from_bytes(b"SYOTTIBK").is_err());
+        assert!(ProofBook::from_bytes(b"not a book at all").is_err());
+        let mut unsorted = study_book();
+        let first: Vec<u8> = unsorted.entries[..ENTRY_BYTES].to_vec();
+        unsorted.entries.extend_from_slice(&first);
+        assert!(ProofBook::from_bytes(&unsorted.to_bytes()).is_err());
+    }
+}

@@ -1,0 +1,223 @@
+//! The shipped book of proofs: it verifies, it answers the seven refuted first moves at once, and
+//! its exports read back.
+
+use std::{path::PathBuf, process::Command};
+
+use syotti::{
+    proof::{
+        book::{polyglot_key, ProofBook},
+        verify::verify_with_tables,
+    },
+    rules::{notation, Game, StalemateRule},
+};
+
+mod common;
+use common::Engine;
+
+/// The seven first moves the shipped book refutes.
+const REFUTED: [&str; 7] = ["e2e4", "d2d4", "d2d3", "b1c3", "g1f3", "f2f4", "h2h4"];
+
+/// The antichess tables' folder: `$SYOTTI_SYZYGY`, else `../shared/tablebases` beside the
+/// checkout.
+fn tables_path() -> String {
+    let candidates: Vec<PathBuf> = std::env::var_os("SYOTTI_SYZYGY")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases")])
+        .collect();
+    let found = candidates.iter().find(|p| p.is_dir()).unwrap_or_else(|| {
+        panic!("antichess tablebases not found; looked in {candidates:?} (set SYOTTI_SYZYGY)")
+    });
+    found.to_string_lossy().into_owned()
+}
+
+fn after(first: &str) -> Game {
+    let mut game = Game::default();
+    game.play_text(first).expect("legal");
+    game
+}
+
+#[test]
+fn the_embedded_book_holds_the_seven_refutations_and_every_tree_verifies() {
+    let book = ProofBook::embedded().expect("the embedded book reads");
+    assert_eq!(book.rule(), StalemateRule::StalematedSideWins);
+    let size = book.to_bytes().len();
+    eprintln!("{} positions, {size} bytes", book.len());
+    assert!(size <= 8 << 20, "{size} bytes");
+    for first in REFUTED {
+        let game = after(first);
+        let hit = book
+            .probe(game.position(), book.rule())
+            .unwrap_or_else(|| panic!("1. {first} is not refuted by the book"));
+        assert!(hit.plies > 0);
+    }
+    // Every tree, rebuilt from the book and the rules, passes the verifier (the recursion wants
+    // a large stack).
+    let path = tables_path();
+    let checked = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || {
+            let tables = syotti::tablebase::Tablebases::open(&path).expect("tables open");
+            let book = ProofBook::embedded().expect("the embedded book reads");
+            let mut roots = 0;
+            for root in book.roots() {
+                let text = book
+                    .proof_text(root, Some(&tables))
+                    .unwrap_or_else(|e| panic!("{}: {e}", root.fen));
+                verify_with_tables(&text, Some(&tables))
+                    .unwrap_or_else(|e| panic!("{}: {e}", root.fen));
+                roots += 1;
+            }
+            roots
+        })
+        .expect("thread")
+        .join()
+        .expect("the book verifies");
+    assert_eq!(checked, REFUTED.len());
+}
+
+#[test]
+fn the_engine_answers_the_refuted_moves_from_the_book_at_once() {
+    let book = ProofBook::embedded().expect("the embedded book reads");
+    let mut e = Engine::start();
+    for first in REFUTED {
+        let game = after(first);
+        let expected = book
+            .probe(game.position(), book.rule())
+            .expect("in the book");
+        e.send(&format!("position startpos moves {first}"));
+        e.send("go wtime 1000 btime 1000");
+        let lines = e.until("bestmove");
+        assert!(
+            lines.iter().any(|l| l == "info string book: proven win"),
+            "{first}: {lines:?}"
+        );
+        let info = lines
+            .iter()
+            .rev()
+            .find(|l| l.contains(" score "))
+            .expect("a score");
+        let words: Vec<&str> = info.split_whitespace().collect();
+        let at = words.iter().position(|w| *w == "score").expect("score");
+        assert_eq!(words[at + 1], "mate", "{info}");
+        let mate: u32 = words[at + 2].parse().expect("a number");
+        assert_eq!(mate, expected.plies.div_ceil(2), "{info}");
+        // The engine's own clock for the answer (not the pipe's): under 50 ms.
+        let time = words.iter().position(|w| *w == "time").expect("time");
+        let ms: u64 = words[time + 1].parse().expect("ms");
+        assert!(ms < 50, "{first}: {ms} ms");
+        let best = lines
+            .last()
+            .and_then(|l| l.split_whitespace().nth(1))
+            .expect("a move");
+        assert_eq!(best, notation::uci(expected.best), "{first}");
+    }
+    // As the loser, after 1. e4 b5: the book knows White is lost and says so.
+    e.send("position startpos moves e2e4 b7b5");
+    e.send("go wtime 1000 btime 1000");
+    let lines = e.until("bestmove");
+    assert!(
+        lines.iter().any(|l| l.contains("score mate -")),
+        "{lines:?}"
+    );
+    // With the book off, the engine thinks for itself.
+    e.send("setoption name Book value false");
+    e.send("position startpos moves h2h4");
+    e.send("go nodes 2000");
+    let lines = e.until("bestmove");
+    assert!(lines.iter().all(|l| !l.contains("book:")), "{lines:?}");
+}
+
+#[test]
+fn probe_and_exports_from_the_command_line() {
+    let exe = env!("CARGO_BIN_EXE_syotti");
+    let out = Command::new(exe)
+        .args(["book", "probe", "--moves", "e2e4", "--json"])
+        .output()
+        .expect("runs");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\"result\":\"win\"") && text.contains("\"move\":\"b7b5\""),
+        "{text}"
+    );
+
+    let dir = std::env::temp_dir().join(format!("syotti-book-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bin = dir.join("book.bin");
+    let pgn = dir.join("book.pgn");
+    let out = Command::new(exe)
+        .args(["book", "export", "--polyglot"])
+        .arg(&bin)
+        .arg("--pgn")
+        .arg(&pgn)
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Polyglot: 16-byte big-endian entries sorted by key; the entry of each refuted position
+    // decodes to the book's move.
+    let bytes = std::fs::read(&bin).expect("written");
+    assert_eq!(bytes.len() % 16, 0);
+    let keys: Vec<u64> = bytes
+        .chunks(16)
+        .map(|c| u64::from_be_bytes(c[..8].try_into().expect("8 bytes")))
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] <= w[1]));
+    let book = ProofBook::embedded().expect("reads");
+    for first in REFUTED {
+        let game = after(first);
+        let key = polyglot_key(game.position());
+        let index = keys.binary_search(&key).expect("the position is exported");
+        let raw = u16::from_be_bytes([bytes[index * 16 + 8], bytes[index * 16 + 9]]);
+        let square = |bits: u16| {
+            let file = (b'a' + (bits & 7) as u8) as char;
+            let rank = (b'1' + ((bits >> 3) & 7) as u8) as char;
+            format!("{file}{rank}")
+        };
+        let uci = format!("{}{}", square(raw >> 6), square(raw));
+        let expected = book
+            .probe(game.position(), book.rule())
+            .expect("in the book");
+        assert_eq!(
+            uci,
+            notation::uci(expected.best)[..4].to_string(),
+            "{first}"
+        );
+    }
+    // PGN: one game a refutation, each readable again.
+    let text = std::fs::read_to_string(&pgn).expect("written");
+    let games = syotti::pgn::read_games(&text);
+    assert_eq!(games.len(), REFUTED.len());
+    for game in games {
+        let game = game.expect("readable");
+        assert_eq!(game.result.as_deref(), Some("0-1"));
+        let mut replay =
+            Game::from_fen(game.tag("FEN").expect("FEN"), StalemateRule::default()).expect("valid");
+        for m in &game.moves {
+            replay.play_text(m).expect("legal");
+        }
+        // The line ends in Black's win, or where the prover handed over to the tables.
+        match replay.outcome() {
+            Some(o) => assert_eq!(o.winner, Some(shakmaty::Color::Black)),
+            None => {
+                use shakmaty::Position;
+                let pos = replay.position();
+                let into_tables = |p: &shakmaty::variant::Antichess| {
+                    p.board().occupied().count() <= 4 && p.halfmoves() == 0
+                };
+                let hands_over = into_tables(pos)
+                    || pos.legal_moves().iter().any(|&m| {
+                        let mut child = pos.clone();
+                        child.play_unchecked(m);
+                        into_tables(&child)
+                    });
+                assert!(hands_over, "{}", notation::to_fen(pos));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -43,6 +43,8 @@ pub struct Session<W: Write + Send + 'static> {
     done_rx: Receiver<()>,
     /// The GUI has set `UCI_Variant`; a GUI that never does may think Syotti plays chess.
     variant_set: bool,
+    /// A `ucinewgame` has come: a game is being played, not a single analysis.
+    new_game_seen: bool,
     warned_no_variant: bool,
 }
 
@@ -61,6 +63,7 @@ impl<W: Write + Send + 'static> Session<W> {
             done_tx,
             done_rx,
             variant_set: false,
+            new_game_seen: false,
             warned_no_variant: false,
         }
     }
@@ -177,14 +180,7 @@ impl<W: Write + Send + 'static> Session<W> {
         match command {
             UciCommand::SetOption { name, value } => self.set_option(&name, value.as_deref()),
             UciCommand::UciNewGame => {
-                if !self.variant_set && !self.warned_no_variant {
-                    // Only a hint in the GUI's log: the engine cannot know what the GUI plays.
-                    log::warn!(
-                        "ucinewgame without UCI_Variant: Syotti plays antichess rules only; \
-                         choose the variant antichess or suicide in the GUI"
-                    );
-                    self.warned_no_variant = true;
-                }
+                self.new_game_seen = true;
                 self.engine.clear();
                 self.game = Game::new(self.options.rule());
             }
@@ -352,6 +348,17 @@ impl<W: Write + Send + 'static> Session<W> {
     }
 
     fn go(&mut self, go: &GoParams) {
+        // A game (`ucinewgame` came) whose first search starts with no `UCI_Variant` ever set:
+        // probably a GUI playing standard chess. Only a hint in its log: the engine cannot know.
+        // (Waiting for the search rather than warning at `ucinewgame` spares clients such as
+        // python-chess, which set the variant after `ucinewgame`.)
+        if self.new_game_seen && !self.variant_set && !self.warned_no_variant {
+            log::warn!(
+                "a game without UCI_Variant: Syotti plays antichess rules only; choose the \
+                 variant antichess or suicide in the GUI"
+            );
+            self.warned_no_variant = true;
+        }
         let request = SearchRequest {
             position: self.game.position().clone(),
             history: self.game.keys().to_vec(),

@@ -100,8 +100,11 @@ fn black_refutes_e4_d4_d3() {
         assert_eq!(best, refutation, "after {first}");
         assert!(proof.entries.len() > 10);
         // The winning line ends in a position the rules give to Black.
+        // The line follows the loser's longest resistance: as long as the proof is deep.
         let mut line_game = game.clone();
-        for m in proof.main_line(200) {
+        let line = proof.main_line(200);
+        assert_eq!(line.len() as u32, proof.depth(), "after {first}");
+        for m in line {
             line_game.play(m).expect("main line is legal");
         }
         assert_eq!(

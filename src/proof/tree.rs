@@ -69,17 +69,28 @@ impl ProofTree {
             .and_then(|moves| moves.first().copied())
     }
 
-    /// The main line: the winner's moves, and for the loser the reply with the longest subtree
-    /// is not known here, so the first listed reply.
+    /// The main line: the winner's moves, and for the loser the reply with the longest
+    /// resistance within the proof (the deepest subtree), so that the line is as long as the
+    /// mate distance the proof reports.
     pub fn main_line(&self, max_plies: usize) -> Vec<Move> {
         let index = self.moves_by_position();
+        let mut memo = HashMap::new();
         let mut pos = self.root.clone();
         let mut line = Vec::new();
         while line.len() < max_plies {
             let Some(moves) = index.get(position_id(&pos).as_str()) else {
                 break;
             };
-            let Some(&m) = moves.first() else { break };
+            let next = if pos.turn() == self.winner {
+                moves.first().copied()
+            } else {
+                moves.iter().copied().max_by_key(|&m| {
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    depth_below(&child, &index, &mut memo, 0)
+                })
+            };
+            let Some(m) = next else { break };
             line.push(m);
             pos.play_unchecked(m);
         }

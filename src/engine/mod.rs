@@ -15,6 +15,7 @@
 
 pub mod proof_scan;
 pub mod proven;
+pub mod settings;
 
 use std::{
     sync::{Arc, Mutex},

@@ -29,7 +29,13 @@ use shakmaty::{Color, Move, Position};
 
 use super::parser::{parse, XboardCommand, XboardParseError};
 use crate::{
-    engine::{Engine, SearchRequest},
+    engine::{
+        settings::{
+            CONTEMPT_DEFAULT, CONTEMPT_MAX, HASH_DEFAULT, MOVE_OVERHEAD_DEFAULT, MOVE_OVERHEAD_MAX,
+            STALEMATE_FROM_VARIANT, SYZYGY_PROBE_LIMIT_MAX, THREADS_MAX,
+        },
+        Engine, SearchRequest,
+    },
     proof::book::ProofBook,
     protocol::Output,
     rules::{notation, Game, Outcome, StalemateRule, Termination, Variant},
@@ -37,19 +43,8 @@ use crate::{
     tablebase::Tablebases,
 };
 
-const HASH_DEFAULT_MB: usize = 16;
-const THREADS_MAX: usize = 256;
-const CONTEMPT_DEFAULT: Score = 200;
-const CONTEMPT_MAX: Score = 1000;
-const MOVE_OVERHEAD_DEFAULT_MS: u64 = 30;
-const MOVE_OVERHEAD_MAX_MS: u64 = 5000;
-/// Probe tables of up to this many pieces (all Syzygy tables).
-const SYZYGY_PROBE_LIMIT: usize = 7;
 /// Mate scores in thinking output: 100000 + N for a win in N moves, negative for a loss.
 const XBOARD_MATE: i64 = 100_000;
-
-/// The stalemate option's value that follows the variant.
-const STALEMATE_FROM_VARIANT: &str = "variant";
 
 /// The variants Syotti plays, by their XBoard names. `giveaway` is lichess antichess without
 /// castling (as Nakshatra and python-chess use the name); `suicide` is FICS suicide.
@@ -80,7 +75,7 @@ pub fn features() -> Vec<String> {
         "feature option=\"Proof -check 1\"".to_string(),
         "feature option=\"Book -check 1\"".to_string(),
         format!(
-            "feature option=\"Move Overhead -spin {MOVE_OVERHEAD_DEFAULT_MS} 0 {MOVE_OVERHEAD_MAX_MS}\""
+            "feature option=\"Move Overhead -spin {MOVE_OVERHEAD_DEFAULT} 0 {MOVE_OVERHEAD_MAX}\""
         ),
         "feature done=1".to_string(),
     ]
@@ -229,7 +224,7 @@ impl<W: Write + Send + 'static> Session<W> {
         let (done_tx, _) = unbounded();
         Session {
             out: Output::new(writer),
-            engine: Engine::new(HASH_DEFAULT_MB),
+            engine: Engine::new(HASH_DEFAULT),
             game: Game::new(Variant::Antichess.stalemate_rule()),
             variant: Variant::Antichess,
             stalemate: None,
@@ -238,12 +233,12 @@ impl<W: Write + Send + 'static> Session<W> {
             post: false,
             ponder: false,
             analysing: false,
-            hash_mb: HASH_DEFAULT_MB,
+            hash_mb: HASH_DEFAULT,
             threads: 1,
-            contempt: CONTEMPT_DEFAULT,
+            contempt: CONTEMPT_DEFAULT as Score,
             proof: true,
             book: true,
-            move_overhead_ms: MOVE_OVERHEAD_DEFAULT_MS,
+            move_overhead_ms: MOVE_OVERHEAD_DEFAULT,
             tablebases: None,
             current: None,
             next_id: 0,
@@ -493,11 +488,11 @@ impl<W: Write + Send + 'static> Session<W> {
                         .map_err(|e| e.to_string())
                 }
             }
-            "Contempt" => number(i64::from(CONTEMPT_MAX)).map(|v| self.contempt = v as Score),
+            "Contempt" => number(CONTEMPT_MAX as i64).map(|v| self.contempt = v as Score),
             "Proof" => check(value).map(|v| self.proof = v),
             "Book" => check(value).map(|v| self.book = v),
             "Move Overhead" => {
-                number(MOVE_OVERHEAD_MAX_MS as i64).map(|v| self.move_overhead_ms = v as u64)
+                number(MOVE_OVERHEAD_MAX as i64).map(|v| self.move_overhead_ms = v as u64)
             }
             _ => Err(format!("unknown option '{name}'")),
         };
@@ -649,7 +644,7 @@ impl<W: Write + Send + 'static> Session<W> {
             prove: self.proof,
             proof_memory_mb: self.hash_mb,
             tablebases: self.tablebases.clone(),
-            probe_limit: SYZYGY_PROBE_LIMIT,
+            probe_limit: SYZYGY_PROBE_LIMIT_MAX,
             rule50: true,
             contempt: if analysing { 0 } else { self.contempt },
             books: if self.book {

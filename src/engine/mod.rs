@@ -1,13 +1,17 @@
 //! The engine: runs searches on their own threads so that the protocol loop stays responsive.
 //!
-//! The controller (the UCI session) starts a search with `start`, may `stop` it or signal
+//! The controller (a UCI or XBoard session) starts a search with `start`, may `stop` it or signal
 //! `ponderhit` at any time, and learns that it ended through the `done` channel it handed in.
 //! The search thread reports `bestmove` itself, and only when it may: a `go infinite` or a ponder
 //! search that finishes early (a proven result, the depth cap) waits for `stop` or `ponderhit`
 //! before it does.
 //!
-//! Unless turned off, a root proof scan (`proof_scan`) gets a third of the time first: a proven
-//! win is played at once, proven-losing root moves are not searched.
+//! What is already proven comes first and costs no search: a position of a book of proofs
+//! (`proof::book`), then a position of a proof found earlier in the game (`proven`), is answered at
+//! once with its mate score. Unless turned off, a root proof scan (`proof_scan`) then gets a third
+//! of the time: a proven win is played at once, proven-losing root moves are not searched, and
+//! every verified proof it finds is remembered. A forced move gets a short search (a tenth of the
+//! time) so that its score is worth showing.
 //!
 //! `Threads` > 1 runs Lazy SMP: helper threads search the same root with their own move ordering
 //! state and share only the transposition table; the main thread alone reports and decides. Only a

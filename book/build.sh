@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates book/syotti.book from scratch: proves the seven refuted first moves with the
 # project's own prover, then verifies the proofs and merges them with `syotti book build`.
-# Needs the antichess tables (SYOTTI_SYZYGY, default ../shared/tablebases) and about 13 GB of
+# Needs the antichess tables (SYOTTI_SYZYGY, default ../shared/tablebases) and up to 12 GB of
 # memory for 1.h4; about 15 minutes on one core of a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

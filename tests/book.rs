@@ -1,7 +1,7 @@
 //! The shipped book of proofs: it verifies, it answers the seven refuted first moves at once, and
 //! its exports read back.
 
-use std::{path::PathBuf, process::Command};
+use std::process::Command;
 
 use syotti::{
     proof::{
@@ -12,24 +12,10 @@ use syotti::{
 };
 
 mod common;
-use common::Engine;
+use common::{tables_path, Engine};
 
 /// The seven first moves the shipped book refutes.
 const REFUTED: [&str; 7] = ["e2e4", "d2d4", "d2d3", "b1c3", "g1f3", "f2f4", "h2h4"];
-
-/// The antichess tables' folder: `$SYOTTI_SYZYGY`, else `../shared/tablebases` beside the
-/// checkout.
-fn tables_path() -> String {
-    let candidates: Vec<PathBuf> = std::env::var_os("SYOTTI_SYZYGY")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases")])
-        .collect();
-    let found = candidates.iter().find(|p| p.is_dir()).unwrap_or_else(|| {
-        panic!("antichess tablebases not found; looked in {candidates:?} (set SYOTTI_SYZYGY)")
-    });
-    found.to_string_lossy().into_owned()
-}
 
 fn after(first: &str) -> Game {
     let mut game = Game::default();

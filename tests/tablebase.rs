@@ -1,8 +1,6 @@
 //! Tablebase probing against the reference values shipped with the tables, and the tables'
 //! use by the search.
 
-use std::path::PathBuf;
-
 use syotti::{
     rules::{parse_fen, StalemateRule},
     search::{
@@ -12,17 +10,11 @@ use syotti::{
     tablebase::Tablebases,
 };
 
-/// The antichess tables: `$SYOTTI_SYZYGY`, else `../shared/tablebases` beside the checkout.
+mod common;
+
+/// The antichess tables (see `common::tables_path`).
 fn tables() -> Tablebases {
-    let candidates: Vec<PathBuf> = std::env::var_os("SYOTTI_SYZYGY")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases")])
-        .collect();
-    let found = candidates.iter().find(|p| p.is_dir()).unwrap_or_else(|| {
-        panic!("antichess tablebases not found; looked in {candidates:?} (set SYOTTI_SYZYGY)")
-    });
-    Tablebases::open(&found.to_string_lossy()).expect("tables open")
+    Tablebases::open(&common::tables_path()).expect("tables open")
 }
 
 #[test]

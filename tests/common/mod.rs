@@ -11,6 +11,20 @@ use std::{
     time::{Duration, Instant},
 };
 
+/// The antichess tables' folder: `$SYOTTI_SYZYGY`, else `../shared/tablebases` beside the
+/// checkout; the tests that need them fail saying where they looked.
+pub fn tables_path() -> String {
+    let candidates: Vec<std::path::PathBuf> = std::env::var_os("SYOTTI_SYZYGY")
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .chain([std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/tablebases")])
+        .collect();
+    let found = candidates.iter().find(|p| p.is_dir()).unwrap_or_else(|| {
+        panic!("antichess tablebases not found; looked in {candidates:?} (set SYOTTI_SYZYGY)")
+    });
+    found.to_string_lossy().into_owned()
+}
+
 /// Generous bound for answers that should come at once; never a performance claim.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 

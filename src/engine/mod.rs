@@ -230,17 +230,23 @@ fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> Sea
     left
 }
 
-/// Reports a result that a proof decides, without searching.
+/// Reports a result that a proof decides, without searching: a win (or, with `wins` false, a
+/// loss) for the side to move in `plies`, along `line`.
 fn proven_result(
-    score: Score,
+    wins: bool,
+    plies: u32,
     line: Vec<Move>,
     nodes: u64,
     started: Instant,
     tt: &TranspositionTable,
     reporter: &dyn Reporter,
 ) -> SearchResult {
+    let score = if wins {
+        MATE - plies as Score
+    } else {
+        -(MATE - plies as Score)
+    };
     let elapsed = started.elapsed();
-    let plies = (MATE - score.abs()) as u32;
     reporter.info(&SearchInfo {
         depth: plies,
         seldepth: plies,
@@ -278,10 +284,10 @@ fn remembered(
     let pos = &request.position;
     let node = memory.lookup(pos, request.rule)?;
     let legal = pos.legal_moves();
-    let allowed =
-        |m: &Move| request.limits.searchmoves.is_empty() || request.limits.searchmoves.contains(m);
-    if node.winner == pos.turn() {
-        let best = node.best.filter(|m| legal.contains(m) && allowed(m))?;
+    let (wins, first) = if node.winner == pos.turn() {
+        let best = node
+            .best
+            .filter(|m| legal.contains(m) && request.limits.allows(m))?;
         if request.multipv > 1 {
             return None;
         }
@@ -289,28 +295,16 @@ fn remembered(
             "proof: forced win, {} plies (proved earlier)",
             node.plies
         ));
-        let line = memory.line(pos, request.rule, best, node.plies as usize);
-        Some(proven_result(
-            MATE - node.plies as Score,
-            line,
-            0,
-            started,
-            tt,
-            reporter,
-        ))
+        (true, best)
     } else if let [only] = legal.as_slice() {
-        let line = memory.line(pos, request.rule, *only, node.plies as usize);
-        Some(proven_result(
-            -(MATE - node.plies as Score),
-            line,
-            0,
-            started,
-            tt,
-            reporter,
-        ))
+        (false, *only)
     } else {
-        None
-    }
+        return None;
+    };
+    let line = memory.line(pos, request.rule, first, node.plies as usize);
+    Some(proven_result(
+        wins, node.plies, line, 0, started, tt, reporter,
+    ))
 }
 
 /// Answers from the books of proofs, if the root is in one: as the winner with the book's move
@@ -325,34 +319,20 @@ fn from_books(
         return None;
     }
     let pos = &request.position;
-    let allowed =
-        |m: &Move| request.limits.searchmoves.is_empty() || request.limits.searchmoves.contains(m);
     for book in &request.books {
-        if let Some(hit) = book.probe(pos, request.rule).filter(|h| allowed(&h.best)) {
-            reporter.message("book: proven win");
-            let line = book.line(pos, hit.plies as usize);
-            return Some(proven_result(
-                MATE - hit.plies as Score,
-                line,
-                0,
-                started,
-                tt,
-                reporter,
-            ));
-        }
-        if let Some(hit) = book
-            .probe_loser(pos, request.rule)
-            .filter(|h| allowed(&h.best))
+        let answer = match book.probe(pos, request.rule) {
+            Some(hit) => Some((true, hit, "book: proven win")),
+            None => book
+                .probe_loser(pos, request.rule)
+                .map(|hit| (false, hit, "book: proven loss; the longest resistance")),
+        };
+        if let Some((wins, hit, message)) =
+            answer.filter(|(_, h, _)| request.limits.allows(&h.best))
         {
-            reporter.message("book: proven loss; the longest resistance");
+            reporter.message(message);
             let line = book.line(pos, hit.plies as usize);
             return Some(proven_result(
-                -(MATE - hit.plies as Score),
-                line,
-                0,
-                started,
-                tt,
-                reporter,
+                wins, hit.plies, line, 0, started, tt, reporter,
             ));
         }
     }
@@ -424,7 +404,7 @@ pub fn run_search(
             Bound::Exact,
         );
         reporter.message(&format!("proof: forced win, {} plies", win.plies));
-        return proven_result(score, win.line, scan.nodes, started, tt, reporter);
+        return proven_result(true, win.plies, win.line, scan.nodes, started, tt, reporter);
     }
     // A forced move into a proven loss: say so (the score of the longest resistance) and play.
     if let (Some(plies), [only]) = (scan.loss_plies, legal.as_slice()) {
@@ -432,14 +412,7 @@ pub fn run_search(
             .lock()
             .map(|memory| memory.line(&request.position, request.rule, *only, plies as usize))
             .unwrap_or_else(|_| vec![*only]);
-        return proven_result(
-            -(MATE - plies as Score),
-            line,
-            scan.nodes,
-            started,
-            tt,
-            reporter,
-        );
+        return proven_result(false, plies, line, scan.nodes, started, tt, reporter);
     }
     // Time the scan took from the engine's own clock: none while it pondered.
     let on_clock = if control.is_pondering() {

@@ -49,6 +49,12 @@ pub struct ScanResult {
     pub nodes: u64,
 }
 
+/// Whether a proof passes the verifier (with the tables for its table leaves): only such proofs
+/// are believed.
+fn verified(proof: &ProofTree, tables: Option<(&Tablebases, usize)>) -> bool {
+    verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok()
+}
+
 /// Proves what it can within `limits` (nodes and time are shared by all the proofs).
 pub fn scan(
     pos: &Antichess,
@@ -71,9 +77,7 @@ pub fn scan(
     let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None)?;
     result.nodes += report.nodes;
     match report.outcome {
-        ProofOutcome::Win { best, proof }
-            if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
-        {
+        ProofOutcome::Win { best, proof } if verified(&proof, tables) => {
             result.win = Some(ProvenWin {
                 best,
                 plies: proof.depth(),
@@ -82,9 +86,7 @@ pub fn scan(
             result.proofs.push(proof);
             return Ok(result);
         }
-        ProofOutcome::Loss { proof }
-            if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
-        {
+        ProofOutcome::Loss { proof } if verified(&proof, tables) => {
             result.losing = moves.to_vec();
             result.loss_plies = Some(proof.depth());
             result.proofs.push(proof);
@@ -128,9 +130,7 @@ pub fn scan(
         move_nodes += report.nodes;
         match report.outcome {
             // The opponent, to move after `m`, loses whatever it does: `m` wins.
-            ProofOutcome::Loss { proof }
-                if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
-            {
+            ProofOutcome::Loss { proof } if verified(&proof, tables) => {
                 let mut line = vec![m];
                 line.extend(proof.main_line(crate::search::MAX_PLY));
                 result.win = Some(ProvenWin {
@@ -141,9 +141,7 @@ pub fn scan(
                 result.proofs.push(proof);
                 return Ok(result);
             }
-            ProofOutcome::Win { proof, .. }
-                if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok() =>
-            {
+            ProofOutcome::Win { proof, .. } if verified(&proof, tables) => {
                 result.losing.push(m);
                 longest_loss = longest_loss.max(proof.depth() + 1);
                 result.proofs.push(proof);

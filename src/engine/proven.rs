@@ -109,12 +109,4 @@ impl ProvenPositions {
         }
         line
     }
-
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
 }

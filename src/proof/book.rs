@@ -44,6 +44,21 @@ use crate::{
 const MAGIC: &[u8; 8] = b"SYOTTIBK";
 const VERSION: u32 = 1;
 const ENTRY_BYTES: usize = 12;
+
+/// A position's record as the file stores it: key, move, plies.
+type Entry = [u8; ENTRY_BYTES];
+
+fn entry_key(e: &Entry) -> u64 {
+    u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]])
+}
+
+fn entry_move(e: &Entry) -> UciMove {
+    unpack(u16::from_le_bytes([e[8], e[9]]))
+}
+
+fn entry_plies(e: &Entry) -> u32 {
+    u32::from(u16::from_le_bytes([e[10], e[11]]))
+}
 /// The shipped book (`book/syotti.book`, made by `syotti book build`).
 static EMBEDDED: &[u8] = include_bytes!("../../book/syotti.book");
 
@@ -76,8 +91,8 @@ pub struct BookRoot {
 pub struct ProofBook {
     rule: StalemateRule,
     roots: Vec<BookRoot>,
-    /// `ENTRY_BYTES` a position, sorted by key.
-    entries: Vec<u8>,
+    /// One record a position, as stored, sorted by key.
+    entries: Vec<Entry>,
 }
 
 /// The Polyglot key of a position.
@@ -176,12 +191,16 @@ impl ProofBook {
         }
         let mut sorted: Vec<_> = best.into_iter().collect();
         sorted.sort_unstable_by_key(|&(key, _)| key);
-        let mut entries = Vec::with_capacity(sorted.len() * ENTRY_BYTES);
-        for (key, (m, plies)) in sorted {
-            entries.extend_from_slice(&key.to_le_bytes());
-            entries.extend_from_slice(&m.to_le_bytes());
-            entries.extend_from_slice(&plies.to_le_bytes());
-        }
+        let entries = sorted
+            .into_iter()
+            .map(|(key, (m, plies))| {
+                let mut e = [0; ENTRY_BYTES];
+                e[..8].copy_from_slice(&key.to_le_bytes());
+                e[8..10].copy_from_slice(&m.to_le_bytes());
+                e[10..].copy_from_slice(&plies.to_le_bytes());
+                e
+            })
+            .collect();
         Ok(ProofBook {
             rule,
             roots,
@@ -225,7 +244,15 @@ impl ProofBook {
             });
         }
         let count = c.u32()? as usize;
-        let entries = c.take(count.saturating_mul(ENTRY_BYTES))?.to_vec();
+        let entries: Vec<Entry> = c
+            .take(count.saturating_mul(ENTRY_BYTES))?
+            .chunks_exact(ENTRY_BYTES)
+            .map(|chunk| {
+                let mut e = [0; ENTRY_BYTES];
+                e.copy_from_slice(chunk);
+                e
+            })
+            .collect();
         if c.at != bytes.len() {
             return Err(BookError::Format("bytes after the last entry".to_string()));
         }
@@ -234,7 +261,11 @@ impl ProofBook {
             roots,
             entries,
         };
-        if (1..book.len()).any(|i| book.key_at(i - 1) >= book.key_at(i)) {
+        if book
+            .entries
+            .windows(2)
+            .any(|w| entry_key(&w[0]) >= entry_key(&w[1]))
+        {
             return Err(BookError::Format(
                 "entries are not sorted by key".to_string(),
             ));
@@ -243,7 +274,7 @@ impl ProofBook {
     }
 
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.entries.len() + 1024);
+        let mut out = Vec::with_capacity(self.entries.len() * ENTRY_BYTES + 1024);
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
         out.extend_from_slice(&[rule_code(self.rule), 0, 0, 0]);
@@ -254,7 +285,7 @@ impl ProofBook {
             out.extend_from_slice(root.fen.as_bytes());
         }
         out.extend_from_slice(&(self.len() as u32).to_le_bytes());
-        out.extend_from_slice(&self.entries);
+        out.extend(self.entries.iter().flatten());
         out
     }
 
@@ -268,54 +299,30 @@ impl ProofBook {
 
     /// Positions in the book.
     pub fn len(&self) -> usize {
-        self.entries.len() / ENTRY_BYTES
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
-    fn entry(&self, index: usize) -> &[u8] {
-        &self.entries[index * ENTRY_BYTES..(index + 1) * ENTRY_BYTES]
-    }
-
-    fn key_at(&self, index: usize) -> u64 {
-        let e = self.entry(index);
-        u64::from_le_bytes([e[0], e[1], e[2], e[3], e[4], e[5], e[6], e[7]])
-    }
-
     /// Every entry: key, move, plies.
     pub fn entries(&self) -> impl Iterator<Item = (u64, UciMove, u32)> + '_ {
-        (0..self.len()).map(|i| {
-            let e = self.entry(i);
-            (
-                self.key_at(i),
-                unpack(u16::from_le_bytes([e[8], e[9]])),
-                u32::from(u16::from_le_bytes([e[10], e[11]])),
-            )
-        })
+        self.entries
+            .iter()
+            .map(|e| (entry_key(e), entry_move(e), entry_plies(e)))
     }
 
     /// The book's entry for `pos` as it stands (no rule or clock checks): a legal move.
     fn lookup(&self, pos: &Antichess) -> Option<BookMove> {
         let key = polyglot_key(pos);
-        let (mut lo, mut hi) = (0, self.len());
-        while lo < hi {
-            let mid = (lo + hi) / 2;
-            match self.key_at(mid).cmp(&key) {
-                std::cmp::Ordering::Less => lo = mid + 1,
-                std::cmp::Ordering::Greater => hi = mid,
-                std::cmp::Ordering::Equal => {
-                    let e = self.entry(mid);
-                    let best = unpack(u16::from_le_bytes([e[8], e[9]])).to_move(pos).ok()?;
-                    return pos.legal_moves().contains(&best).then_some(BookMove {
-                        best,
-                        plies: u32::from(u16::from_le_bytes([e[10], e[11]])),
-                    });
-                }
-            }
-        }
-        None
+        let index = self.entries.binary_search_by_key(&key, entry_key).ok()?;
+        let e = &self.entries[index];
+        let best = entry_move(e).to_move(pos).ok()?;
+        pos.legal_moves().contains(&best).then_some(BookMove {
+            best,
+            plies: entry_plies(e),
+        })
     }
 
     /// The proven move of the side to move in `pos`, under `rule`, if the book has one that the
@@ -528,8 +535,8 @@ mod tests {
         assert!(ProofBook::from_bytes(b"SYOTTIBK").is_err());
         assert!(ProofBook::from_bytes(b"not a book at all").is_err());
         let mut unsorted = study_book();
-        let first: Vec<u8> = unsorted.entries[..ENTRY_BYTES].to_vec();
-        unsorted.entries.extend_from_slice(&first);
+        let first = unsorted.entries[0];
+        unsorted.entries.push(first);
         assert!(ProofBook::from_bytes(&unsorted.to_bytes()).is_err());
     }
 }

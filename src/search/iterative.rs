@@ -105,11 +105,7 @@ pub fn search(
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
 
     let legal = root.legal_moves();
-    let allowed: Vec<Move> = legal
-        .iter()
-        .copied()
-        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
-        .collect();
+    let allowed: Vec<Move> = legal.iter().copied().filter(|m| limits.allows(m)).collect();
     let allowed = if allowed.is_empty() {
         legal.to_vec()
     } else {

@@ -93,6 +93,13 @@ pub struct SearchLimits {
     pub searchmoves: Vec<Move>,
 }
 
+impl SearchLimits {
+    /// Whether `searchmoves` lets the root play `m`.
+    pub fn allows(&self, m: &Move) -> bool {
+        self.searchmoves.is_empty() || self.searchmoves.contains(m)
+    }
+}
+
 /// One line of search output.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchInfo {
@@ -171,11 +178,6 @@ impl SearchControl {
     /// The flag the root proof scan polls: raised by `stop` and by `ponderhit`.
     pub fn scan_stop_flag(&self) -> &AtomicBool {
         &self.scan_stop
-    }
-
-    /// The raw stop flag, for searches (like the prover) that poll it themselves.
-    pub fn stop_flag(&self) -> &AtomicBool {
-        &self.stop
     }
 
     pub fn is_stopped(&self) -> bool {

@@ -85,6 +85,15 @@ impl Tablebases {
         self.files
     }
 
+    /// What was opened, as the interfaces say it: `found N tablebase files, up to M pieces`.
+    pub fn summary(&self) -> String {
+        format!(
+            "found {} tablebase files, up to {} pieces",
+            self.files(),
+            self.max_pieces()
+        )
+    }
+
     /// The largest number of pieces any table holds.
     pub fn max_pieces(&self) -> usize {
         self.tables.max_pieces()

@@ -12,7 +12,7 @@ use syotti::{
 };
 
 mod common;
-use common::{tables_path, Engine};
+use common::{last_score, tables_path, word_after, Engine};
 
 /// The seven first moves the shipped book refutes.
 const REFUTED: [&str; 7] = ["e2e4", "d2d4", "d2d3", "b1c3", "g1f3", "f2f4", "h2h4"];
@@ -78,19 +78,17 @@ fn the_engine_answers_the_refuted_moves_from_the_book_at_once() {
             lines.iter().any(|l| l == "info string book: proven win"),
             "{first}: {lines:?}"
         );
+        let mate = ("mate".to_string(), expected.plies.div_ceil(2) as i32);
+        assert_eq!(last_score(&lines), mate, "{first}: {lines:?}");
+        // The engine's own clock for the answer (not the pipe's): under 50 ms.
         let info = lines
             .iter()
             .rev()
             .find(|l| l.contains(" score "))
             .expect("a score");
-        let words: Vec<&str> = info.split_whitespace().collect();
-        let at = words.iter().position(|w| *w == "score").expect("score");
-        assert_eq!(words[at + 1], "mate", "{info}");
-        let mate: u32 = words[at + 2].parse().expect("a number");
-        assert_eq!(mate, expected.plies.div_ceil(2), "{info}");
-        // The engine's own clock for the answer (not the pipe's): under 50 ms.
-        let time = words.iter().position(|w| *w == "time").expect("time");
-        let ms: u64 = words[time + 1].parse().expect("ms");
+        let ms: u64 = word_after(info, "time")
+            .and_then(|t| t.parse().ok())
+            .expect("a time");
         assert!(ms < 50, "{first}: {ms} ms");
         let best = lines
             .last()

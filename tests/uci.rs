@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use syotti::rules::{Game, StalemateRule};
 
 mod common;
-use common::{Engine, PATIENCE};
+use common::{last_score, Engine, PATIENCE};
 
 /// UCI's two waits: `readyok`, and the move of `bestmove`.
 trait Uci {
@@ -170,27 +170,6 @@ fn a_hash_the_machine_cannot_give_keeps_the_old_table() {
     let mut game = Game::default();
     game.play_text("e2e3").expect("legal");
     game.play_text(&best).expect("bestmove is legal");
-}
-
-/// The `score ...` of an info line: ("mate", N) or ("cp", N).
-fn score_of(line: &str) -> (String, i32) {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let at = words
-        .iter()
-        .position(|w| *w == "score")
-        .unwrap_or_else(|| panic!("no score in {line}"));
-    let value = words[at + 2].parse().expect("a number");
-    (words[at + 1].to_string(), value)
-}
-
-/// The score of the last `info ... score` line before `bestmove`.
-fn last_score(lines: &[String]) -> (String, i32) {
-    let line = lines
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("info") && l.contains(" score "))
-        .unwrap_or_else(|| panic!("no score in {lines:?}"));
-    score_of(line)
 }
 
 #[test]

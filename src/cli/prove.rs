@@ -57,11 +57,7 @@ pub fn open_tables(path: Option<&str>) -> Result<Option<Tablebases>, u8> {
         None => Ok(None),
         Some(path) => match Tablebases::open(path) {
             Ok(tb) => {
-                eprintln!(
-                    "found {} tablebase files, up to {} pieces",
-                    tb.files(),
-                    tb.max_pieces()
-                );
+                eprintln!("{}", tb.summary());
                 Ok(Some(tb))
             }
             Err(e) => {

@@ -262,11 +262,7 @@ impl<W: Write + Send + 'static> Session<W> {
         }
         match Tablebases::open(&self.options.syzygy_path) {
             Ok(tb) => {
-                self.say(&format!(
-                    "info string found {} tablebase files, up to {} pieces",
-                    tb.files(),
-                    tb.max_pieces()
-                ));
+                self.say(&format!("info string {}", tb.summary()));
                 self.tablebases = Some(Arc::new(tb));
             }
             Err(e) => self.error(&format!("{e}; no tablebases in use")),

@@ -445,11 +445,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 }
                 match Tablebases::open(&path) {
                     Ok(tb) => {
-                        self.say(&format!(
-                            "# found {} tablebase files, up to {} pieces",
-                            tb.files(),
-                            tb.max_pieces()
-                        ));
+                        self.say(&format!("# {}", tb.summary()));
                         self.tablebases = Some(Arc::new(tb));
                     }
                     Err(e) => self.error(&e.to_string(), line),

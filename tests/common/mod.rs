@@ -25,6 +25,34 @@ pub fn tables_path() -> String {
     found.to_string_lossy().into_owned()
 }
 
+/// The value after `key` in a line of words (`info ... time 12 ...`), if there is one.
+pub fn word_after<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == key)?;
+    words.next()
+}
+
+/// The `score ...` of an info line: ("mate", N) or ("cp", N).
+pub fn score_of(line: &str) -> (String, i32) {
+    let mut words = line.split_whitespace();
+    words
+        .find(|w| *w == "score")
+        .unwrap_or_else(|| panic!("no score in {line}"));
+    let kind = words.next().expect("a score kind").to_string();
+    let value = words.next().and_then(|v| v.parse().ok()).expect("a number");
+    (kind, value)
+}
+
+/// The score of the last `info ... score` line among `lines`.
+pub fn last_score(lines: &[String]) -> (String, i32) {
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info") && l.contains(" score "))
+        .unwrap_or_else(|| panic!("no score in {lines:?}"));
+    score_of(line)
+}
+
 /// Generous bound for answers that should come at once; never a performance claim.
 pub const PATIENCE: Duration = Duration::from_secs(20);
 

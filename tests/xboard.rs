@@ -72,6 +72,13 @@ fn the_first_command_picks_the_protocol() {
     }
 }
 
+/// A stall guard, not a rule: the fifty-move rule alone would allow games of thousands of plies
+/// (every capture and pawn move restarts it). Self-play games here took 44 to 93 plies, and one
+/// CI run went past 400 (two engines that both score a draw at minus the contempt keep pushing
+/// pawns rather than accept one); 1,500 plies at a few tens of milliseconds each still ends the
+/// test in about a minute when something is wrong.
+const MAX_PLIES: usize = 1500;
+
 #[test]
 fn plays_a_whole_game_against_itself_under_a_clock() {
     // Two engines, one per side, as an interface pairs them; every move is checked legal and
@@ -91,10 +98,15 @@ fn plays_a_whole_game_against_itself_under_a_clock() {
     white.send("go");
     let mut game = Game::new(StalemateRule::default());
     let (mut mover, mut other) = (&mut white, &mut black);
-    for _ in 0..400 {
+    for _ in 0..MAX_PLIES {
         let m = mover.next_move();
         game.play_text(&m).expect("the engine's move is legal");
         if let Some(outcome) = game.outcome() {
+            eprintln!(
+                "game over after {} plies: {}",
+                game.moves().len(),
+                outcome.pgn()
+            );
             let claim = mover.until(outcome.pgn());
             assert!(claim.last().is_some_and(|l| l.contains('{')), "{claim:?}");
             return;
@@ -110,8 +122,7 @@ fn plays_a_whole_game_against_itself_under_a_clock() {
         }
         std::mem::swap(&mut mover, &mut other);
     }
-    // Long games end by the fifty-move rule or repetition well before 400 plies.
-    panic!("no result after 400 plies");
+    panic!("no result after {MAX_PLIES} plies");
 }
 
 #[test]

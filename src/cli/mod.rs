@@ -14,6 +14,7 @@ mod bench;
 pub mod book;
 mod perft;
 mod prove;
+mod store;
 
 use clap::{Parser, Subcommand};
 

@@ -10,7 +10,7 @@ use crate::{
 };
 
 /// Stack for the prover's recursion (one frame per ply of the deepest line).
-const PROVER_STACK: usize = 512 << 20;
+pub const PROVER_STACK: usize = 512 << 20;
 
 #[derive(Debug, clap::Args)]
 pub struct ProveArgs {
@@ -40,6 +40,28 @@ pub struct ProveArgs {
     /// Endgame tablebase folders (':'-separated): table positions are solved leaves.
     #[arg(long)]
     pub syzygy: Option<String>,
+    /// Keep the proof in a store: a SQLite file, or a postgres:// URL shared by workers on many
+    /// machines. Interrupt it any way; the same command resumes. `--memory` is then per worker.
+    #[arg(long, value_name = "FILE|URL")]
+    pub store: Option<String>,
+    /// Join the proof a store holds (the position comes from the store).
+    #[arg(long, requires = "store")]
+    pub worker: bool,
+    /// Show the store's progress and exit.
+    #[arg(long, requires = "store")]
+    pub status: bool,
+    /// Workers in this process, one core each (with --store).
+    #[arg(long, default_value_t = 1, requires = "store")]
+    pub threads: usize,
+    /// Nodes of one job (with --store).
+    #[arg(long, default_value_t = super::store::JOB_NODES, requires = "store")]
+    pub job_nodes: u64,
+    /// Seconds one job may take at most (with --store); a claim lasts this and a minute more.
+    #[arg(long, default_value_t = super::store::JOB_SECONDS, requires = "store")]
+    pub job_time: f64,
+    /// Seconds between progress lines (with --store).
+    #[arg(long, default_value_t = 10.0, requires = "store")]
+    pub progress: f64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -69,7 +91,7 @@ pub fn open_tables(path: Option<&str>) -> Result<Option<Tablebases>, u8> {
 }
 
 /// Peak resident memory of this process in MiB (Linux), if known.
-fn peak_memory_mb() -> Option<f64> {
+pub fn peak_memory_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -77,6 +99,9 @@ fn peak_memory_mb() -> Option<f64> {
 }
 
 pub fn run_prove(args: &ProveArgs) -> u8 {
+    if args.store.is_some() {
+        return super::store::run(args);
+    }
     let rule = args.rules.rule();
     let mut game = match crate::rules::Game::from_fen(&args.fen, rule) {
         Ok(game) => game,

@@ -16,7 +16,10 @@
 //! searched again with the opponent as attacker, which tells a loss from a draw or unknown.
 
 use std::{
-    sync::atomic::{AtomicBool, Ordering},
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
     time::{Duration, Instant},
 };
 
@@ -64,14 +67,14 @@ pub struct ProofReport {
 /// Called now and then with (root phi, root delta, nodes, elapsed) for a progress display.
 pub type Progress<'a> = &'a mut dyn FnMut(Pn, Pn, u64, Duration);
 
-struct Child {
-    m: Move,
-    pos: Antichess,
-    key: u64,
-    phi: Pn,
-    delta: Pn,
+pub(super) struct Child {
+    pub m: Move,
+    pub pos: Antichess,
+    pub key: u64,
+    pub phi: Pn,
+    pub delta: Pn,
     /// Fixed by the rules (a game end or a draw on the path): never searched.
-    terminal: bool,
+    pub terminal: bool,
     /// Index of the earliest path position the values rest on, or `INDEPENDENT`.
     depends_on: usize,
     /// Proof depth when solved (0 for positions the rules end).
@@ -81,7 +84,7 @@ struct Child {
 pub(super) struct Dfpn<'a> {
     pub rule: StalemateRule,
     pub attacker: Color,
-    pub table: ProofTable,
+    pub table: Arc<ProofTable>,
     /// Keys of the game before the root and of the current path.
     pub path: Vec<u64>,
     pub nodes: u64,
@@ -126,10 +129,26 @@ impl<'a> Dfpn<'a> {
         start: Instant,
         stop: Option<&'a AtomicBool>,
     ) -> Result<Dfpn<'a>, AllocError> {
-        Ok(Dfpn {
+        let table = Arc::new(ProofTable::new(limits.memory_mb)?);
+        Ok(Dfpn::with_table(
+            rule, attacker, table, history, limits, start, stop,
+        ))
+    }
+
+    /// A search over a table that already holds values (for the same attacker and rules).
+    pub fn with_table(
+        rule: StalemateRule,
+        attacker: Color,
+        table: Arc<ProofTable>,
+        history: &[u64],
+        limits: ProofLimits,
+        start: Instant,
+        stop: Option<&'a AtomicBool>,
+    ) -> Dfpn<'a> {
+        Dfpn {
             rule,
             attacker,
-            table: ProofTable::new(limits.memory_mb)?,
+            table,
             path: history.to_vec(),
             nodes: 0,
             limits,
@@ -140,7 +159,7 @@ impl<'a> Dfpn<'a> {
             root_values: (1, 1),
             root_path_len: history.len(),
             tables: None,
-        })
+        }
     }
 
     /// (phi, delta) of a position fixed by the rules, for its side to move, if it is one.
@@ -203,7 +222,9 @@ impl<'a> Dfpn<'a> {
             .map(|i| start + i)
     }
 
-    fn expand(&self, pos: &Antichess, key: u64) -> Vec<Child> {
+    /// The children of `pos`, with their values from the rules or the table (unsearched ones at
+    /// phi = 1, delta = their number of moves).
+    pub(super) fn expand(&self, pos: &Antichess, key: u64) -> Vec<Child> {
         legal_moves(pos)
             .into_iter()
             .map(|m| {
@@ -348,6 +369,35 @@ impl<'a> Dfpn<'a> {
             return values;
         }
         self.mid_until_solved(pos, key)
+    }
+
+    /// Searches `pos` until it is solved, its numbers reach the thresholds, or the budget ends;
+    /// returns its (phi, delta).
+    /// Thresholds are doubled until at least `min_nodes` nodes were searched, so that a job
+    /// is never too small to be worth its round trip to the store.
+    pub fn search_within(
+        &mut self,
+        pos: &Antichess,
+        key: u64,
+        (mut th_phi, mut th_delta): (Pn, Pn),
+        min_nodes: u64,
+    ) -> (Pn, Pn) {
+        let count = count_legal_moves(pos);
+        if let Some(values) = self.rules_values(pos, key, count) {
+            return values;
+        }
+        let mut values = (1, 1);
+        while values.0 != 0 && values.1 != 0 && !self.aborted {
+            values = self.mid(pos, key, th_phi, th_delta);
+            if values.0 >= th_phi || values.1 >= th_delta {
+                if self.nodes >= min_nodes {
+                    break;
+                }
+                th_phi = add(th_phi, th_phi.max(values.0));
+                th_delta = add(th_delta, th_delta.max(values.1));
+            }
+        }
+        values
     }
 
     /// Searches `pos` with infinite thresholds until it is solved or the budget ends.

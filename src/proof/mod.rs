@@ -13,6 +13,8 @@
 
 pub mod book;
 pub mod dfpn;
+pub mod job;
+pub mod store;
 pub mod table;
 pub mod tree;
 pub mod verify;

@@ -4,6 +4,12 @@
 //! Each entry keeps the position key, its (phi, delta) from the point of view of the side to move,
 //! and the work spent below it. Replacement keeps solved entries and those that cost the most to
 //! compute; an evicted entry is simply recomputed when needed again.
+//!
+//! The table may be shared by the workers of one process (the store's job-level search): words
+//! are atomics, and the key word is stored XOR the two data words, so an entry torn by two
+//! writers at once reads as a miss, never as another position's numbers.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use super::{Pn, PN_INFINITY};
 use crate::memory::{self, AllocError, ZeroedTable};
@@ -27,9 +33,8 @@ pub const ENTRY_BYTES: usize = WORDS * 8;
 /// Entries are stored as three words each (key, phi | delta << 32, work): the words come from
 /// the allocator as zeroed pages, so a large table costs nothing until it is used.
 pub struct ProofTable {
-    words: ZeroedTable<u64>,
+    words: ZeroedTable<AtomicU64>,
     mask: usize,
-    stored: usize,
 }
 
 impl ProofTable {
@@ -39,7 +44,6 @@ impl ProofTable {
         Ok(ProofTable {
             words: ZeroedTable::new(buckets * BUCKET * WORDS, 0)?,
             mask: buckets - 1,
-            stored: 0,
         })
     }
 
@@ -49,29 +53,37 @@ impl ProofTable {
 
     fn entry(&self, slot: usize) -> Entry {
         let w = &self.words[slot * WORDS..slot * WORDS + WORDS];
+        let (w1, w2) = (w[1].load(Relaxed), w[2].load(Relaxed));
+        let w0 = w[0].load(Relaxed);
         Entry {
-            key: w[0],
-            phi: w[1] as Pn,
-            delta: (w[1] >> 32) as Pn,
-            work: w[2] >> 16,
-            depth: w[2] as u16,
+            // An empty slot is all zeros and reads as key 0.
+            key: w0 ^ w1 ^ w2,
+            phi: w1 as Pn,
+            delta: (w1 >> 32) as Pn,
+            work: w2 >> 16,
+            depth: w2 as u16,
         }
     }
 
-    fn set(&mut self, slot: usize, e: Entry) {
-        let w = &mut self.words[slot * WORDS..slot * WORDS + WORDS];
-        w[0] = e.key;
-        w[1] = u64::from(e.phi) | (u64::from(e.delta) << 32);
-        w[2] = (e.work.min((1 << 48) - 1) << 16) | u64::from(e.depth);
+    fn set(&self, slot: usize, e: Entry) {
+        let w = &self.words[slot * WORDS..slot * WORDS + WORDS];
+        let w1 = u64::from(e.phi) | (u64::from(e.delta) << 32);
+        let w2 = (e.work.min((1 << 48) - 1) << 16) | u64::from(e.depth);
+        w[1].store(w1, Relaxed);
+        w[2].store(w2, Relaxed);
+        w[0].store(e.key ^ w1 ^ w2, Relaxed);
     }
 
-    /// Entries in use.
+    /// Entries in use, counted (a scan of the whole table: for tests and reports, not the
+    /// search; a shared counter would be written by every worker at every new entry).
     pub fn len(&self) -> usize {
-        self.stored
+        (0..self.words.len() / WORDS)
+            .filter(|&slot| self.entry(slot).key != 0)
+            .count()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.stored == 0
+        self.len() == 0
     }
 
     fn bucket_range(&self, key: u64) -> std::ops::Range<usize> {
@@ -89,7 +101,7 @@ impl ProofTable {
             .find(|e| e.key == key)
     }
 
-    pub fn put(&mut self, key: u64, phi: Pn, delta: Pn, work: u64, depth: u16) {
+    pub fn put(&self, key: u64, phi: Pn, delta: Pn, work: u64, depth: u16) {
         if key == 0 {
             return;
         }
@@ -98,10 +110,7 @@ impl ProofTable {
         let index = match bucket.iter().position(|e| e.key == key) {
             Some(i) => i,
             None => match bucket.iter().position(|e| e.key == 0) {
-                Some(i) => {
-                    self.stored += 1;
-                    i
-                }
+                Some(i) => i,
                 None => {
                     // Evict the cheapest unsolved entry, else the cheapest.
                     let solved = |e: &Entry| e.phi == 0 || e.delta == 0 || e.phi >= PN_INFINITY;
@@ -132,7 +141,7 @@ mod tests {
 
     #[test]
     fn put_get_and_bounded_size() {
-        let mut t = ProofTable::new(1).expect("1 MiB");
+        let t = ProofTable::new(1).expect("1 MiB");
         assert!(t.bytes() <= 1 << 20);
         t.put(42 << 7, 3, 4, 10, 0);
         assert_eq!(t.get(42 << 7).map(|e| (e.phi, e.delta)), Some((3, 4)));

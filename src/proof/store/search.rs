@@ -1,0 +1,894 @@
+//! The job-level search over a store: what a worker claims, how a job's result is written back
+//! and carried up to the root, the whole proof put together again, and the worker loop.
+//!
+//! Everything here is written against `ProofStore`/`StoreTx`, so both backends share it.
+
+use std::{
+    collections::HashSet,
+    path::Path,
+    sync::{
+        atomic::{AtomicBool, Ordering},
+        Arc,
+    },
+    thread,
+    time::{Duration, Instant},
+};
+
+use shakmaty::{variant::Antichess, Color, Position};
+
+use super::{
+    Link, Node, NodeId, NodeState, ProofStore, Result, Solved, Store, StoreCounts, StoreError,
+    StoreMeta, StoreTx, TxKind,
+};
+use crate::{
+    memory::AllocError,
+    proof::{
+        job::{JobOutcome, JobResult, JobSearch},
+        table::ProofTable,
+        tree::{position_id, ProofTree},
+        verify, Pn, PN_INFINITY,
+    },
+    rules::{notation, outcome, to_fen, Game, StalemateRule},
+    tablebase::Tablebases,
+};
+
+/// What a store proves, ready to use: the root position and how it was reached.
+#[derive(Clone, Debug)]
+pub struct StoreProblem {
+    pub meta: StoreMeta,
+    pub rule: StalemateRule,
+    /// The game from the start position to the root.
+    game: Game,
+}
+
+impl StoreProblem {
+    /// Checks a start position, moves and rules, and describes them for the store.
+    pub fn new(
+        start_fen: &str,
+        moves: &[String],
+        rule: StalemateRule,
+    ) -> std::result::Result<StoreProblem, String> {
+        let mut game = Game::from_fen(start_fen, rule).map_err(|e| e.to_string())?;
+        let mut played = Vec::new();
+        for (i, text) in moves.iter().enumerate() {
+            let m = game
+                .play_text(text)
+                .map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
+            played.push(notation::uci(m));
+        }
+        if let Some(o) = game.outcome() {
+            return Err(format!("the game is over: {o}"));
+        }
+        let meta = StoreMeta {
+            start_fen: start_fen.trim().to_string(),
+            moves: played.join(" "),
+            rule: rule.name().to_string(),
+        };
+        Ok(StoreProblem { meta, rule, game })
+    }
+
+    /// The problem a store holds.
+    pub fn from_meta(meta: &StoreMeta) -> Result<StoreProblem> {
+        let rule: StalemateRule = meta
+            .rule
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("rule {}: {e}", meta.rule)))?;
+        let moves: Vec<String> = meta.moves.split_whitespace().map(String::from).collect();
+        StoreProblem::new(&meta.start_fen, &moves, rule).map_err(StoreError::Corrupt)
+    }
+
+    pub fn root(&self) -> &Antichess {
+        self.game.position()
+    }
+
+    pub fn root_fen(&self) -> String {
+        to_fen(self.root())
+    }
+
+    /// The side whose win the store proves: the side to move at the root.
+    pub fn attacker(&self) -> Color {
+        self.root().turn()
+    }
+
+    /// The position after `path` (UCI moves from the root) and the keys of every position
+    /// before it, from the start of the game.
+    pub fn replay(&self, path: &[String]) -> Result<(Antichess, Vec<u64>)> {
+        let mut game = self.game.clone();
+        for text in path {
+            game.play_text(text)
+                .map_err(|e| StoreError::Corrupt(format!("path move {text}: {e}")))?;
+        }
+        let mut keys = game.keys().to_vec();
+        keys.pop();
+        Ok((game.position().clone(), keys))
+    }
+}
+
+/// A solved position's key: the FEN's first five fields (the halfmove clock counts, for the
+/// fifty-move rule; the move number does not).
+pub fn solved_key(fen: &str) -> String {
+    fen.split_whitespace().take(5).collect::<Vec<_>>().join(" ")
+}
+
+/// The attacker moves at even plies from the root.
+fn attacker_moves(ply: u32) -> bool {
+    ply.is_multiple_of(2)
+}
+
+fn root_id(tx: &mut dyn StoreTx, problem: &StoreProblem) -> Result<NodeId> {
+    tx.find_node(0, &problem.root_fen())?
+        .ok_or_else(|| StoreError::Corrupt("the root node is missing".into()))
+}
+
+/// Opens the problem of a store: creates it when the store is new and `wanted` is given, checks
+/// that it is the same problem otherwise.
+pub fn init(store: &mut impl ProofStore, wanted: Option<&StoreProblem>) -> Result<StoreProblem> {
+    let meta = store.transaction(TxKind::Update, |tx| match (tx.meta()?, wanted) {
+        (Some(held), Some(wanted)) if held != wanted.meta => Err(StoreError::Mismatch(format!(
+            "the store proves {} (moves '{}', stalemate {}), not {} (moves '{}', stalemate {})",
+            held.start_fen,
+            held.moves,
+            held.rule,
+            wanted.meta.start_fen,
+            wanted.meta.moves,
+            wanted.meta.rule
+        ))),
+        (Some(held), _) => Ok(held),
+        (None, Some(wanted)) => {
+            tx.put_meta(&wanted.meta)?;
+            tx.insert_node(0, &wanted.root_fen(), 1, 1, NodeState::Open)?;
+            Ok(wanted.meta.clone())
+        }
+        (None, None) => Err(StoreError::Mismatch(
+            "the store holds no proof yet: start it with a position (--fen, --moves)".into(),
+        )),
+    })?;
+    StoreProblem::from_meta(&meta)
+}
+
+/// What a worker gets when it asks for work.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// A frontier node, the moves from the root that led the selection to it, and the
+    /// attacker's (pn, dn) thresholds at which a sibling becomes the better bet.
+    Job {
+        node: NodeId,
+        path: Vec<String>,
+        thresholds: (Pn, Pn),
+    },
+    /// Every frontier node is claimed by another worker.
+    Busy,
+    /// The root is solved.
+    Done(NodeState),
+}
+
+/// Claims the most-proving frontier node no other worker holds.
+pub fn claim(
+    store: &mut impl ProofStore,
+    problem: &StoreProblem,
+    worker: &str,
+    lease: Duration,
+) -> Result<Claim> {
+    store.transaction(TxKind::Claim, |tx| {
+        let root = root_id(tx, problem)?;
+        let node = tx
+            .node(root)?
+            .ok_or_else(|| StoreError::Corrupt("root".into()))?;
+        if node.state.solved() {
+            return Ok(Claim::Done(node.state));
+        }
+        // First only work the proof needs if the attacker's best moves hold; then, when all of
+        // that is claimed, the next best alternatives rather than an idle core.
+        for speculate in [false, true] {
+            let mut path = Vec::new();
+            let mut descent = Descent {
+                worker,
+                lease,
+                speculate,
+            };
+            let infinite = (PN_INFINITY, PN_INFINITY);
+            if let Some((found, thresholds)) =
+                descent.select(tx, node.clone(), &mut path, infinite)?
+            {
+                return Ok(Claim::Job {
+                    node: found,
+                    path,
+                    thresholds,
+                });
+            }
+        }
+        Ok(Claim::Busy)
+    })
+}
+
+struct Descent<'a> {
+    worker: &'a str,
+    lease: Duration,
+    speculate: bool,
+}
+
+/// `widened` as df-pn's 1 + ε: a little more than the second best, so that two close siblings
+/// do not take turns at every job.
+fn widened(second: Pn) -> Pn {
+    add(add(second, second / 4), 1)
+}
+
+/// What is left of a threshold once the other children's share is taken out.
+fn share(threshold: Pn, total: Pn, child: Pn) -> Pn {
+    if threshold >= PN_INFINITY {
+        PN_INFINITY
+    } else {
+        add(threshold.saturating_sub(total), child)
+    }
+}
+
+impl Descent<'_> {
+    /// Best-first descent, with df-pn's thresholds: at the attacker's nodes the child with the
+    /// smallest proof number, at the defender's the smallest disproof number; a subtree whose
+    /// frontier is all claimed is passed over for the next best. Without `speculate`, only the
+    /// best child of an attacker's node is tried (a claimed one counts as about to be proved,
+    /// the "virtual win" policy of job-level proof-number search), so that workers share the
+    /// replies a proof must answer. Returns the node claimed and its thresholds.
+    fn select(
+        &mut self,
+        tx: &mut dyn StoreTx,
+        node: Node,
+        path: &mut Vec<String>,
+        (th_pn, th_dn): (Pn, Pn),
+    ) -> Result<Option<(NodeId, (Pn, Pn))>> {
+        match node.state {
+            NodeState::Open => Ok(tx
+                .try_claim(node.id, self.worker, self.lease)?
+                .then_some((node.id, (th_pn, th_dn)))),
+            NodeState::Inner => {
+                let all = tx.links(node.id)?;
+                let (pn, dn, _) = from_links(node.ply, &all);
+                let mut links: Vec<&Link> = all
+                    .iter()
+                    .filter(|l| l.child.is_some() && !l.state.solved())
+                    .collect();
+                let attacker = attacker_moves(node.ply);
+                if attacker {
+                    links.sort_by_key(|l| (l.pn, l.dn));
+                    if !self.speculate {
+                        links.truncate(1);
+                    }
+                } else {
+                    links.sort_by_key(|l| (l.dn, l.pn));
+                }
+                // Siblings found all claimed count as settled (virtually proved at the
+                // defender's nodes): they do not cut the next child's job short.
+                let mut busy: Vec<&str> = Vec::new();
+                for link in links {
+                    let Some(child) = link.child.and_then(|c| tx.node(c).transpose()) else {
+                        continue;
+                    };
+                    let second = all
+                        .iter()
+                        .filter(|l| l.mv != link.mv && !busy.contains(&l.mv.as_str()))
+                        .map(|l| if attacker { l.pn } else { l.dn })
+                        .min()
+                        .unwrap_or(PN_INFINITY);
+                    let thresholds = if attacker {
+                        (
+                            th_pn.min(widened(second)).max(add(link.pn, 1)),
+                            share(th_dn, dn, link.dn),
+                        )
+                    } else {
+                        (
+                            share(th_pn, pn, link.pn),
+                            th_dn.min(widened(second)).max(add(link.dn, 1)),
+                        )
+                    };
+                    path.push(link.mv.clone());
+                    if let Some(found) = self.select(tx, child?, path, thresholds)? {
+                        return Ok(Some(found));
+                    }
+                    path.pop();
+                    busy.push(&link.mv);
+                }
+                Ok(None)
+            }
+            NodeState::Proved | NodeState::Disproved => Ok(None),
+        }
+    }
+}
+
+fn add(a: Pn, b: Pn) -> Pn {
+    a.saturating_add(b).min(PN_INFINITY)
+}
+
+/// A node's numbers and state from its edges.
+fn from_links(ply: u32, links: &[Link]) -> (Pn, Pn, NodeState) {
+    let (pn, dn) = if attacker_moves(ply) {
+        (
+            links.iter().map(|l| l.pn).min().unwrap_or(PN_INFINITY),
+            links.iter().fold(0, |s, l| add(s, l.dn)),
+        )
+    } else {
+        (
+            links.iter().fold(0, |s, l| add(s, l.pn)),
+            links.iter().map(|l| l.dn).min().unwrap_or(PN_INFINITY),
+        )
+    };
+    let state = if pn == 0 {
+        NodeState::Proved
+    } else if dn == 0 {
+        NodeState::Disproved
+    } else {
+        NodeState::Inner
+    };
+    (pn, dn, state)
+}
+
+/// Marks a node solved, and remembers the position as solved.
+fn mark_solved(tx: &mut dyn StoreTx, node: &Node, wins: bool, solved: Solved) -> Result<()> {
+    let (pn, dn, state) = if wins {
+        (0, PN_INFINITY, NodeState::Proved)
+    } else {
+        (PN_INFINITY, 0, NodeState::Disproved)
+    };
+    tx.set_node(node.id, pn, dn, state)?;
+    tx.put_solved(&solved_key(&node.fen), &solved)
+}
+
+/// Recomputes an expanded node from its edges; true if anything changed.
+fn recompute(tx: &mut dyn StoreTx, node: &Node) -> Result<bool> {
+    let links = tx.links(node.id)?;
+    let (pn, dn, state) = from_links(node.ply, &links);
+    if (pn, dn, state) == (node.pn, node.dn, node.state) {
+        return Ok(false);
+    }
+    if state.solved() {
+        let solved = Solved {
+            attacker_wins: state == NodeState::Proved,
+            proof: None,
+            node: Some(node.id),
+        };
+        mark_solved(tx, node, state == NodeState::Proved, solved)?;
+    } else {
+        tx.set_node(node.id, pn, dn, state)?;
+    }
+    Ok(true)
+}
+
+/// Carries a node's change up every path to the root (the graph has no cycles: every edge goes
+/// one ply deeper).
+fn propagate(tx: &mut dyn StoreTx, from: NodeId) -> Result<()> {
+    let mut queue = tx.parents(from)?;
+    while let Some(id) = queue.pop() {
+        let Some(node) = tx.node(id)? else { continue };
+        if node.state != NodeState::Inner {
+            continue;
+        }
+        if recompute(tx, &node)? {
+            queue.extend(tx.parents(id)?);
+        }
+    }
+    Ok(())
+}
+
+/// Adds a node's children from a job's findings.
+fn expand(
+    tx: &mut dyn StoreTx,
+    node: &Node,
+    children: &[crate::proof::job::JobChild],
+) -> Result<()> {
+    for c in children {
+        let mv = notation::uci(c.m);
+        if c.fixed {
+            tx.insert_link(node.id, &mv, None, c.pn, c.dn)?;
+            continue;
+        }
+        let fen = to_fen(&c.pos);
+        let ply = node.ply + 1;
+        let child = match tx.find_node(ply, &fen)? {
+            Some(id) => id,
+            None => {
+                // A position solved elsewhere is not searched again. Otherwise the job's numbers,
+                // kept at 1 or more: a child the worker's table holds as solved is solved for the
+                // store only by a job of its own (which finds it at once), so that every solved
+                // node has its proof.
+                let (pn, dn, state) = match tx.solved(&solved_key(&fen))? {
+                    Some(s) if s.attacker_wins => (0, PN_INFINITY, NodeState::Proved),
+                    Some(_) => (PN_INFINITY, 0, NodeState::Disproved),
+                    None => (c.pn.max(1), c.dn.max(1), NodeState::Open),
+                };
+                tx.insert_node(ply, &fen, pn, dn, state)?
+            }
+        };
+        tx.insert_link(node.id, &mv, Some(child), 0, 0)?;
+    }
+    let Some(fresh) = tx.node(node.id)? else {
+        return Err(StoreError::Corrupt(format!("node {}", node.id)));
+    };
+    recompute(tx, &fresh)?;
+    Ok(())
+}
+
+/// What a worker brings back for a claimed node.
+pub enum Finding<'a> {
+    /// The position is solved in the store already.
+    Known,
+    Job(&'a JobResult),
+}
+
+/// Writes a job's result back in one transaction and carries it up to the root. A node that
+/// another worker finished meanwhile (after this worker's lease ran out) is left as it is.
+pub fn write_back(
+    store: &mut impl ProofStore,
+    node_id: NodeId,
+    finding: Finding,
+    worker: &str,
+) -> Result<()> {
+    store.transaction(TxKind::Update, |tx| {
+        let node = tx
+            .node(node_id)?
+            .ok_or_else(|| StoreError::Corrupt(format!("node {node_id}")))?;
+        let (nodes, millis) = match finding {
+            Finding::Job(r) => (r.nodes, r.time.as_millis() as u64),
+            Finding::Known => (0, 0),
+        };
+        let outcome = if node.state != NodeState::Open {
+            "late"
+        } else if let Some(known) = tx.solved(&solved_key(&node.fen))? {
+            let wins = known.attacker_wins;
+            let (pn, dn, state) = if wins {
+                (0, PN_INFINITY, NodeState::Proved)
+            } else {
+                (PN_INFINITY, 0, NodeState::Disproved)
+            };
+            tx.set_node(node.id, pn, dn, state)?;
+            propagate(tx, node.id)?;
+            "known"
+        } else {
+            match finding {
+                Finding::Known => {
+                    tx.release(node.id)?;
+                    "released"
+                }
+                Finding::Job(result) => match &result.outcome {
+                    JobOutcome::Proved(proof) => {
+                        let solved = Solved {
+                            attacker_wins: true,
+                            proof: Some(proof.to_text()),
+                            node: None,
+                        };
+                        mark_solved(tx, &node, true, solved)?;
+                        propagate(tx, node.id)?;
+                        "proved"
+                    }
+                    JobOutcome::Disproved => {
+                        let solved = Solved {
+                            attacker_wins: false,
+                            proof: None,
+                            node: None,
+                        };
+                        mark_solved(tx, &node, false, solved)?;
+                        propagate(tx, node.id)?;
+                        "disproved"
+                    }
+                    JobOutcome::Open(children) => {
+                        expand(tx, &node, children)?;
+                        propagate(tx, node.id)?;
+                        "expanded"
+                    }
+                    JobOutcome::Updated { pn, dn } => {
+                        tx.set_node(node.id, (*pn).max(1), (*dn).max(1), NodeState::Open)?;
+                        propagate(tx, node.id)?;
+                        "updated"
+                    }
+                    JobOutcome::Interrupted => {
+                        tx.release(node.id)?;
+                        "interrupted"
+                    }
+                },
+            }
+        };
+        tx.record_job(&super::JobRecord {
+            node: node_id,
+            worker: worker.to_string(),
+            nodes,
+            millis,
+            outcome: outcome.to_string(),
+        })
+    })
+}
+
+/// The root's numbers and the store's counts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoreStatus {
+    pub root_pn: Pn,
+    pub root_dn: Pn,
+    pub root_state: NodeState,
+    pub counts: StoreCounts,
+}
+
+pub fn status(store: &mut impl ProofStore, problem: &StoreProblem) -> Result<StoreStatus> {
+    store.transaction(TxKind::Read, |tx| {
+        let root = root_id(tx, problem)?;
+        let node = tx
+            .node(root)?
+            .ok_or_else(|| StoreError::Corrupt("root".into()))?;
+        Ok(StoreStatus {
+            root_pn: node.pn,
+            root_dn: node.dn,
+            root_state: node.state,
+            counts: tx.counts()?,
+        })
+    })
+}
+
+/// Puts the whole proof together from the store's tree and its jobs' proofs, when the root is
+/// proved. The caller verifies it before trusting it.
+pub fn extract(store: &mut impl ProofStore, problem: &StoreProblem) -> Result<Option<ProofTree>> {
+    store.transaction(TxKind::Read, |tx| {
+        let root = root_id(tx, problem)?;
+        let node = tx
+            .node(root)?
+            .ok_or_else(|| StoreError::Corrupt("root".into()))?;
+        if node.state != NodeState::Proved {
+            return Ok(None);
+        }
+        let mut merge = Merge {
+            rule: problem.rule,
+            entries: Vec::new(),
+            seen: HashSet::new(),
+        };
+        merge.visit(tx, root, problem.root())?;
+        Ok(Some(ProofTree {
+            rule: problem.rule,
+            winner: problem.attacker(),
+            root: problem.root().clone(),
+            entries: merge.entries,
+        }))
+    })
+}
+
+struct Merge {
+    rule: StalemateRule,
+    entries: Vec<(String, Vec<shakmaty::Move>)>,
+    seen: HashSet<String>,
+}
+
+impl Merge {
+    fn visit(&mut self, tx: &mut dyn StoreTx, id: NodeId, pos: &Antichess) -> Result<()> {
+        let position = position_id(pos);
+        if self.seen.contains(&position) {
+            return Ok(());
+        }
+        let node = tx
+            .node(id)?
+            .ok_or_else(|| StoreError::Corrupt(format!("node {id}")))?;
+        if node.state != NodeState::Proved {
+            return Err(StoreError::Corrupt(format!(
+                "node {id} is on the proof but not proved"
+            )));
+        }
+        let links = tx.links(id)?;
+        if links.is_empty() {
+            // Proved by a job, or known solved when it was added.
+            let solved = tx
+                .solved(&solved_key(&node.fen))?
+                .filter(|s| s.attacker_wins)
+                .ok_or_else(|| StoreError::Corrupt(format!("no proof for node {id}")))?;
+            if let Some(text) = solved.proof {
+                let proof = verify::read_proof(&text)
+                    .map_err(|e| StoreError::Corrupt(format!("the proof of node {id}: {e}")))?;
+                for (position, moves) in proof.entries {
+                    if self.seen.insert(position.clone()) {
+                        self.entries.push((position, moves));
+                    }
+                }
+                return Ok(());
+            }
+            return match solved.node {
+                Some(other) if other != id => self.visit(tx, other, pos),
+                _ => Err(StoreError::Corrupt(format!("no proof for node {id}"))),
+            };
+        }
+        self.seen.insert(position.clone());
+        let chosen: Vec<&Link> = if attacker_moves(node.ply) {
+            // One won move; an edge the rules decide first, else the cheapest child.
+            let best = links
+                .iter()
+                .filter(|l| l.state == NodeState::Proved)
+                .min_by_key(|l| l.child.is_some())
+                .ok_or_else(|| StoreError::Corrupt(format!("node {id}: no proved move")))?;
+            vec![best]
+        } else {
+            if let Some(l) = links.iter().find(|l| l.state != NodeState::Proved) {
+                return Err(StoreError::Corrupt(format!(
+                    "node {id}: reply {} not proved",
+                    l.mv
+                )));
+            }
+            links.iter().collect()
+        };
+        let mut moves = Vec::with_capacity(chosen.len());
+        for link in &chosen {
+            moves.push(
+                notation::parse_uci_move(pos, &link.mv)
+                    .map_err(|e| StoreError::Corrupt(format!("node {id}: {}: {e}", link.mv)))?,
+            );
+        }
+        self.entries.push((position, moves.clone()));
+        for (link, m) in chosen.into_iter().zip(moves) {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            match link.child {
+                Some(c) => self.visit(tx, c, &child)?,
+                None => {
+                    // A leaf: the rules end the game here, or the tables decide it.
+                    if outcome::position_outcome(&child, self.rule).is_none() {
+                        let leaf = position_id(&child);
+                        if self.seen.insert(leaf.clone()) {
+                            self.entries.push((leaf, Vec::new()));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How each worker works.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+    /// The worker's table, MiB.
+    pub memory_mb: usize,
+    /// Budget of one job.
+    pub job_nodes: u64,
+    pub job_time: Duration,
+}
+
+impl WorkerConfig {
+    /// A claim lasts the longest a job can take, and a minute more.
+    pub fn lease(&self) -> Duration {
+        self.job_time + Duration::from_secs(60)
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot allocate {mb} MiB for the workers' proof table (--memory): {reason}")]
+    Alloc { mb: usize, reason: String },
+}
+
+impl WorkerError {
+    fn alloc(mb: usize, e: AllocError) -> WorkerError {
+        WorkerError::Alloc {
+            mb,
+            reason: e.reason,
+        }
+    }
+}
+
+/// This machine's name, for worker names.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "localhost".into())
+}
+
+/// `host:pid:index`: unique while the process lives.
+pub fn worker_name(index: usize) -> String {
+    format!("{}:{}:{index}", host_name(), std::process::id())
+}
+
+/// True for a worker of this machine whose process is gone.
+fn is_dead_here(worker: &str) -> bool {
+    let mut parts = worker.rsplitn(3, ':');
+    let (_, Some(pid), Some(host)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    host == host_name()
+        && pid != std::process::id().to_string()
+        && pid.parse::<u32>().is_ok()
+        && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Ends the claims of this machine's dead processes (their jobs are lost, not their leases'
+/// time); returns how many.
+pub fn reclaim_dead(store: &mut impl ProofStore) -> Result<usize> {
+    store.transaction(TxKind::Update, |tx| {
+        let mut released = 0;
+        for c in tx.claims()? {
+            if is_dead_here(&c.worker) {
+                tx.release(c.node)?;
+                released += 1;
+            }
+        }
+        Ok(released)
+    })
+}
+
+/// What one worker did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WorkerSummary {
+    pub jobs: u64,
+    pub nodes: u64,
+}
+
+/// One worker: claims, searches and writes back until the root is solved, `stop` is set, or
+/// (with `until_idle`) there is nothing left to claim.
+pub fn run_worker(
+    store: &mut impl ProofStore,
+    problem: &StoreProblem,
+    config: &WorkerConfig,
+    name: &str,
+    table: Arc<ProofTable>,
+    tables: Option<(&Tablebases, usize)>,
+    stop: &AtomicBool,
+) -> std::result::Result<WorkerSummary, WorkerError> {
+    let mut search = JobSearch::new(problem.rule, problem.attacker(), table, tables, Some(stop));
+    let mut summary = WorkerSummary::default();
+    let mut idle_since: Option<Instant> = None;
+    while !stop.load(Ordering::Relaxed) {
+        match claim(store, problem, name, config.lease())? {
+            Claim::Done(_) => break,
+            Claim::Busy => {
+                // Another worker holds every frontier node: wait for its result, and take over
+                // the claims of workers of this machine that died.
+                if idle_since.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    reclaim_dead(store)?;
+                    idle_since = Some(Instant::now());
+                }
+                thread::sleep(Duration::from_millis(50));
+            }
+            Claim::Job {
+                node,
+                path,
+                thresholds,
+            } => {
+                idle_since = None;
+                let (pos, history) = problem.replay(&path)?;
+                let known =
+                    store.transaction(TxKind::Read, |tx| tx.solved(&solved_key(&to_fen(&pos))))?;
+                if known.is_some() {
+                    write_back(store, node, Finding::Known, name)?;
+                    continue;
+                }
+                let budget = (config.job_nodes, config.job_time);
+                let result = search.run(&pos, &history, budget, thresholds);
+                summary.jobs += 1;
+                summary.nodes += result.nodes;
+                log::debug!(
+                    "{name}: job on node {node} ({} plies): {} nodes, {}",
+                    path.len(),
+                    result.nodes,
+                    match &result.outcome {
+                        JobOutcome::Proved(_) => "proved",
+                        JobOutcome::Disproved => "disproved",
+                        JobOutcome::Open(_) => "open",
+                        JobOutcome::Updated { .. } => "updated",
+                        JobOutcome::Interrupted => "interrupted",
+                    }
+                );
+                write_back(store, node, Finding::Job(&result), name)?;
+            }
+        }
+    }
+    Ok(summary)
+}
+
+/// Opens a store and runs `threads` workers on it, each with its own connection, until the root
+/// is solved or `stop` is set. The workers share one table of `memory_mb` MiB for each of them.
+/// Returns the workers' summaries.
+pub fn run_workers(
+    location: &str,
+    problem: &StoreProblem,
+    config: &WorkerConfig,
+    threads: usize,
+    tables: Option<&Tablebases>,
+    stop: &AtomicBool,
+    stack: usize,
+) -> std::result::Result<Vec<WorkerSummary>, WorkerError> {
+    let threads = threads.max(1);
+    let mb = config.memory_mb.saturating_mul(threads);
+    let table = Arc::new(ProofTable::new(mb).map_err(|e| WorkerError::alloc(mb, e))?);
+    thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|index| {
+                let table = Arc::clone(&table);
+                thread::Builder::new()
+                    .name(format!("prover-{index}"))
+                    .stack_size(stack)
+                    .spawn_scoped(scope, move || {
+                        let mut store = Store::open(location)?;
+                        let name = worker_name(index);
+                        let result = run_worker(
+                            &mut store,
+                            problem,
+                            config,
+                            &name,
+                            table,
+                            tables.map(|tb| (tb, usize::MAX)),
+                            stop,
+                        );
+                        if result.is_err() {
+                            // The others stop too: a worker that fails fails the run.
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                        result
+                    })
+            })
+            .collect();
+        let mut summaries = Vec::new();
+        let mut first_error = None;
+        for handle in handles {
+            match handle {
+                Ok(h) => match h.join() {
+                    Ok(Ok(summary)) => summaries.push(summary),
+                    Ok(Err(e)) => {
+                        first_error.get_or_insert(e);
+                    }
+                    Err(_) => {
+                        first_error.get_or_insert(WorkerError::Store(StoreError::Corrupt(
+                            "a worker thread panicked".into(),
+                        )));
+                    }
+                },
+                Err(e) => log::warn!("cannot start a worker thread: {e}"),
+            }
+        }
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(summaries),
+        }
+    })
+}
+
+/// Verifies an extracted proof: its text when it checks out.
+pub fn verified_text(
+    proof: &ProofTree,
+    tables: Option<&Tablebases>,
+) -> std::result::Result<String, verify::VerifyError> {
+    let text = proof.to_text();
+    verify::verify_with_tables(&text, tables)?;
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_follow_the_side_to_move() {
+        let link = |pn, dn| Link {
+            mv: "a2a3".into(),
+            child: Some(1),
+            pn,
+            dn,
+            state: NodeState::Open,
+        };
+        let links = [link(3, 5), link(2, 7)];
+        assert_eq!(from_links(0, &links), (2, 12, NodeState::Inner));
+        assert_eq!(from_links(1, &links), (5, 5, NodeState::Inner));
+        let won = [link(0, PN_INFINITY), link(2, 7)];
+        assert_eq!(from_links(0, &won).2, NodeState::Proved);
+        assert_eq!(from_links(1, &won).2, NodeState::Inner);
+    }
+
+    #[test]
+    fn solved_keys_keep_the_halfmove_clock_only() {
+        assert_eq!(
+            solved_key("8/8/p7/8/8/8/7P/8 w - - 3 41"),
+            "8/8/p7/8/8/8/7P/8 w - - 3"
+        );
+    }
+
+    #[test]
+    fn dead_workers_are_recognised_only_on_this_machine() {
+        let here = host_name();
+        assert!(!is_dead_here(&worker_name(0)));
+        assert!(is_dead_here(&format!("{here}:4000000000:0")));
+        assert!(!is_dead_here("elsewhere.example:4000000000:0"));
+        assert!(!is_dead_here("garbage"));
+    }
+}

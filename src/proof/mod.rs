@@ -3,7 +3,9 @@
 //! `dfpn` is a depth-first proof-number search (Nagai's df-pn with the 1+ε threshold trick of
 //! Pawlewicz and Lew) over a memory-bounded `table`. `tree` extracts a proof tree from a solved
 //! search and writes it in the proof file format; `verify` re-checks such a file from scratch with
-//! the rules layer alone.
+//! the rules layer alone. `store` keeps a proof too big for one run in a database (SQLite or
+//! PostgreSQL) as a job-level search whose jobs (`job`) are df-pn runs within a budget; `book`
+//! compiles verified proofs into the engine.
 //!
 //! Soundness does not rest on the search. Draws (repetition on the path, fifty moves, dead
 //! positions, a drawn stalemate) always count for the defender, so a proof never relies on one;

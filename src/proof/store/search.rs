@@ -643,7 +643,21 @@ pub struct WorkerConfig {
     pub job_time: Duration,
 }
 
+/// Plies from the root over which jobs grow to their full size.
+const SMALL_JOB_PLIES: usize = 6;
+/// The smallest job.
+const MIN_JOB_NODES: u64 = 16_384;
+
 impl WorkerConfig {
+    /// The budget of a job `ply` plies from the root: jobs near the root are small, halving
+    /// ply by ply, so that the first jobs split the top of the proof into the replies a proof
+    /// must answer, which workers then share (the shared table keeps what the small jobs
+    /// found, so going over the same ground again is cheap).
+    pub fn job_nodes_at(&self, ply: usize) -> u64 {
+        let shift = SMALL_JOB_PLIES.saturating_sub(ply) as u32;
+        (self.job_nodes >> shift).max(MIN_JOB_NODES.min(self.job_nodes))
+    }
+
     /// A claim lasts the longest a job can take, and a minute more.
     pub fn lease(&self) -> Duration {
         self.job_time + Duration::from_secs(60)
@@ -754,7 +768,7 @@ pub fn run_worker(
                     write_back(store, node, Finding::Known, name)?;
                     continue;
                 }
-                let budget = (config.job_nodes, config.job_time);
+                let budget = (config.job_nodes_at(path.len()), config.job_time);
                 let result = search.run(&pos, &history, budget, thresholds);
                 summary.jobs += 1;
                 summary.nodes += result.nodes;

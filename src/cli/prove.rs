@@ -62,6 +62,9 @@ pub struct ProveArgs {
     /// Seconds between progress lines (with --store).
     #[arg(long, default_value_t = 10.0, requires = "store")]
     pub progress: f64,
+    /// Seconds between saves of what the table learned, for a warm resume (with --store).
+    #[arg(long, default_value_t = 10.0, requires = "store")]
+    pub checkpoint: f64,
 }
 
 #[derive(Debug, clap::Args)]

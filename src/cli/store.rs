@@ -96,6 +96,7 @@ fn print_status(location: &str, store: &Store, problem: &StoreProblem, s: &Store
         c.by_state[3]
     );
     println!("solved positions: {}", c.solved);
+    println!("knowledge: {} table entries kept for resuming", c.knowledge);
     println!(
         "jobs: {} done by {} workers, {} nodes in {:.0} worker-seconds",
         c.jobs, c.workers, c.job_nodes, c.job_seconds
@@ -106,6 +107,11 @@ fn print_status(location: &str, store: &Store, problem: &StoreProblem, s: &Store
         "rate: {recent:.0} nodes/s over the last {:.0} s, {overall:.0} nodes/s since the first job",
         c.span_seconds.min(600.0)
     );
+}
+
+/// True while the store's root is not solved (what the table knows is then worth keeping).
+fn status_unsolved(store: &mut Store, problem: &StoreProblem) -> bool {
+    search::status(store, problem).is_ok_and(|s| !s.root_state.solved())
 }
 
 pub fn run(args: &ProveArgs) -> u8 {
@@ -127,6 +133,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     for (name, value) in [
         ("--job-time", Some(args.job_time)),
         ("--progress", Some(args.progress)),
+        ("--checkpoint", Some(args.checkpoint)),
         ("--time", args.time),
     ] {
         if let Some(v) = value {
@@ -205,12 +212,26 @@ pub fn run(args: &ProveArgs) -> u8 {
             config.memory_mb
         );
     }
+    let (table, loaded) = match search::open_table(&mut store, &config, args.threads) {
+        Ok(opened) => opened,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return if matches!(e, search::WorkerError::Alloc { .. }) {
+                EXIT_BAD_INPUT
+            } else {
+                1
+            };
+        }
+    };
+    if loaded > 0 {
+        eprintln!("knowledge: {loaded} table entries loaded from the store");
+    }
     let start = Instant::now();
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let run = std::thread::scope(|scope| {
-        let (problem, config, tables, stop_ref, finished_ref) =
-            (&problem, &config, tables.as_ref(), &stop, &finished);
+        let (problem, config, tables, stop_ref, finished_ref, table_ref) =
+            (&problem, &config, tables.as_ref(), &stop, &finished, &table);
         let workers = scope.spawn(move || {
             let result = search::run_workers(
                 location,
@@ -219,14 +240,17 @@ pub fn run(args: &ProveArgs) -> u8 {
                 args.threads,
                 tables,
                 stop_ref,
+                table_ref,
                 PROVER_STACK,
             );
             finished_ref.store(true, Ordering::Relaxed);
             result
         });
-        // The main thread keeps time and shows progress.
+        // The main thread keeps time, shows progress and saves the table's knowledge.
         let every = Duration::from_secs_f64(args.progress);
         let mut next = start + every;
+        let save_every = Duration::from_secs_f64(args.checkpoint);
+        let mut next_save = start + save_every;
         while !finished.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(20));
             if args
@@ -234,6 +258,13 @@ pub fn run(args: &ProveArgs) -> u8 {
                 .is_some_and(|t| start.elapsed().as_secs_f64() >= t)
             {
                 stop.store(true, Ordering::Relaxed);
+            }
+            if Instant::now() >= next_save {
+                match search::checkpoint(&mut store, &table) {
+                    Ok(n) => log::debug!("knowledge: {n} entries saved"),
+                    Err(e) => eprintln!("warning: cannot save the table's knowledge: {e}"),
+                }
+                next_save = Instant::now() + save_every;
             }
             if Instant::now() >= next {
                 next += every;
@@ -264,6 +295,11 @@ pub fn run(args: &ProveArgs) -> u8 {
         }
     };
     let elapsed = start.elapsed();
+    if status_unsolved(&mut store, &problem) {
+        if let Err(e) = search::checkpoint(&mut store, &table) {
+            eprintln!("warning: cannot save the table's knowledge: {e}");
+        }
+    }
     let nodes: u64 = summaries.iter().map(|s| s.nodes).sum();
     let jobs: u64 = summaries.iter().map(|s| s.jobs).sum();
     let status = match search::status(&mut store, &problem) {

@@ -101,6 +101,14 @@ impl ProofTable {
             .find(|e| e.key == key)
     }
 
+    /// Entries that cost at least `min_work` nodes, solved or not.
+    pub fn costly_entries(&self, min_work: u64) -> Vec<Entry> {
+        (0..self.words.len() / WORDS)
+            .map(|slot| self.entry(slot))
+            .filter(|e| e.key != 0 && e.work >= min_work)
+            .collect()
+    }
+
     pub fn put(&self, key: u64, phi: Pn, delta: Pn, work: u64, depth: u16) {
         if key == 0 {
             return;

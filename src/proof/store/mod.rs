@@ -24,7 +24,10 @@
 //! install), for one machine with any number of worker threads or processes; and PostgreSQL,
 //! for workers on many machines. Claims are leases: a worker that dies loses only its current
 //! job, which is claimed again when the lease ends (at once, when the dead worker was a process
-//! of the same machine). Soundness does not rest on the store: the whole proof is put together
+//! of the same machine). What the workers' table learned beyond the tree (proof and disproof
+//! numbers of positions that cost much work) is saved now and then as "knowledge" and loaded
+//! again by every process that starts, so a resumed run, or a new machine, starts warm.
+//! Soundness does not rest on the store: the whole proof is put together
 //! from the tree and the jobs' proofs and verified by `verify` before it is reported.
 
 mod postgres;
@@ -159,6 +162,8 @@ pub struct StoreCounts {
     pub job_nodes: u64,
     pub job_seconds: f64,
     pub solved: u64,
+    /// Table entries kept for resuming.
+    pub knowledge: u64,
     /// Seconds since the first job was recorded, by the store's clock.
     pub span_seconds: f64,
     /// Nodes of the jobs recorded in the last ten minutes.
@@ -209,6 +214,10 @@ pub trait StoreTx {
     fn claims(&mut self) -> Result<Vec<ClaimRecord>>;
     fn solved(&mut self, key: &str) -> Result<Option<Solved>>;
     fn put_solved(&mut self, key: &str, solved: &Solved) -> Result<()>;
+    /// Keeps table entries (the larger `work` wins for a key already kept).
+    fn save_knowledge(&mut self, entries: &[super::table::Entry]) -> Result<()>;
+    /// Hands every kept table entry to `put`.
+    fn load_knowledge(&mut self, put: &mut dyn FnMut(super::table::Entry)) -> Result<()>;
     fn record_job(&mut self, job: &JobRecord) -> Result<()>;
     fn counts(&mut self) -> Result<StoreCounts>;
 }
@@ -320,6 +329,13 @@ fn schema(serial: &str, real: &str) -> String {
             attacker_wins BOOLEAN NOT NULL,
             proof TEXT,
             node BIGINT
+        );
+        CREATE TABLE IF NOT EXISTS knowledge (
+            key BIGINT PRIMARY KEY,
+            phi BIGINT NOT NULL,
+            delta BIGINT NOT NULL,
+            work BIGINT NOT NULL,
+            depth INTEGER NOT NULL
         );
         CREATE TABLE IF NOT EXISTS jobs (
             id {serial},

@@ -15,7 +15,7 @@ use super::{
     ProofStore, Result, Solved, StoreCounts, StoreError, StoreMeta, StoreTx, TxKind,
     SCHEMA_VERSION,
 };
-use crate::proof::Pn;
+use crate::proof::{table::Entry, Pn};
 
 /// The server's clock, in seconds since the epoch.
 const NOW: &str = "EXTRACT(EPOCH FROM clock_timestamp())::DOUBLE PRECISION";
@@ -257,6 +257,43 @@ impl StoreTx for PostgresTx<'_> {
         Ok(())
     }
 
+    fn save_knowledge(&mut self, entries: &[Entry]) -> Result<()> {
+        let statement = self.tx.prepare(
+            "INSERT INTO knowledge (key, phi, delta, work, depth) VALUES ($1, $2, $3, $4, $5) \
+             ON CONFLICT (key) DO UPDATE SET phi = excluded.phi, delta = excluded.delta, \
+             work = excluded.work, depth = excluded.depth WHERE excluded.work >= knowledge.work",
+        )?;
+        for e in entries {
+            self.tx.execute(
+                &statement,
+                &[
+                    &(e.key as i64),
+                    &db(e.phi),
+                    &db(e.delta),
+                    &i64::try_from(e.work).unwrap_or(i64::MAX),
+                    &i32::from(e.depth),
+                ],
+            )?;
+        }
+        Ok(())
+    }
+
+    fn load_knowledge(&mut self, put: &mut dyn FnMut(Entry)) -> Result<()> {
+        for r in self
+            .tx
+            .query("SELECT key, phi, delta, work, depth FROM knowledge", &[])?
+        {
+            put(Entry {
+                key: r.try_get::<_, i64>(0)? as u64,
+                phi: pn_from_db(r.try_get(1)?)?,
+                delta: pn_from_db(r.try_get(2)?)?,
+                work: r.try_get::<_, i64>(3)?.max(0) as u64,
+                depth: r.try_get::<_, i32>(4)?.clamp(0, i32::from(u16::MAX)) as u16,
+            });
+        }
+        Ok(())
+    }
+
     fn record_job(&mut self, job: &JobRecord) -> Result<()> {
         self.tx.execute(
             &format!(
@@ -317,6 +354,11 @@ impl StoreTx for PostgresTx<'_> {
             .query_one("SELECT COUNT(DISTINCT worker) FROM jobs", &[])?
             .try_get(0)?;
         counts.workers = workers as u64;
+        let knowledge: i64 = self
+            .tx
+            .query_one("SELECT COUNT(*) FROM knowledge", &[])?
+            .try_get(0)?;
+        counts.knowledge = knowledge as u64;
         let solved: i64 = self
             .tx
             .query_one("SELECT COUNT(*) FROM solved", &[])?

@@ -791,9 +791,38 @@ pub fn run_worker(
     Ok(summary)
 }
 
-/// Opens a store and runs `threads` workers on it, each with its own connection, until the root
-/// is solved or `stop` is set. The workers share one table of `memory_mb` MiB for each of them.
-/// Returns the workers' summaries.
+/// Entries that cost at least this many nodes are kept as knowledge.
+pub const KNOWLEDGE_MIN_WORK: u64 = 256;
+
+/// The table a process's `threads` workers share (`memory_mb` MiB for each), warmed with the
+/// knowledge the store keeps.
+pub fn open_table(
+    store: &mut impl ProofStore,
+    config: &WorkerConfig,
+    threads: usize,
+) -> std::result::Result<(Arc<ProofTable>, usize), WorkerError> {
+    let mb = config.memory_mb.saturating_mul(threads.max(1));
+    let table = ProofTable::new(mb).map_err(|e| WorkerError::alloc(mb, e))?;
+    let mut loaded = 0;
+    store.transaction(TxKind::Read, |tx| {
+        tx.load_knowledge(&mut |e| {
+            table.put(e.key, e.phi, e.delta, e.work, e.depth);
+            loaded += 1;
+        })
+    })?;
+    Ok((Arc::new(table), loaded))
+}
+
+/// Saves what the table learned at great cost (entries of `KNOWLEDGE_MIN_WORK` nodes or more),
+/// so that a process that starts later starts warm; returns how many entries.
+pub fn checkpoint(store: &mut impl ProofStore, table: &ProofTable) -> Result<usize> {
+    let entries = table.costly_entries(KNOWLEDGE_MIN_WORK);
+    store.transaction(TxKind::Claim, |tx| tx.save_knowledge(&entries))?;
+    Ok(entries.len())
+}
+
+/// Runs `threads` workers on a store, each with its own connection, until the root is solved
+/// or `stop` is set; they share `table`. Returns the workers' summaries.
 pub fn run_workers(
     location: &str,
     problem: &StoreProblem,
@@ -801,15 +830,14 @@ pub fn run_workers(
     threads: usize,
     tables: Option<&Tablebases>,
     stop: &AtomicBool,
+    table: &Arc<ProofTable>,
     stack: usize,
 ) -> std::result::Result<Vec<WorkerSummary>, WorkerError> {
     let threads = threads.max(1);
-    let mb = config.memory_mb.saturating_mul(threads);
-    let table = Arc::new(ProofTable::new(mb).map_err(|e| WorkerError::alloc(mb, e))?);
     thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|index| {
-                let table = Arc::clone(&table);
+                let table = Arc::clone(table);
                 thread::Builder::new()
                     .name(format!("prover-{index}"))
                     .stack_size(stack)
@@ -895,6 +923,38 @@ mod tests {
             solved_key("8/8/p7/8/8/8/7P/8 w - - 3 41"),
             "8/8/p7/8/8/8/7P/8 w - - 3"
         );
+    }
+
+    #[test]
+    fn knowledge_saved_from_one_table_warms_the_next() {
+        let path = std::env::temp_dir().join(format!("syotti-knowledge-{}.db", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let mut store = Store::open(path.to_str().unwrap()).unwrap();
+        let problem =
+            StoreProblem::new(crate::rules::START_FEN, &[], StalemateRule::default()).unwrap();
+        init(&mut store, Some(&problem)).unwrap();
+        let config = WorkerConfig {
+            memory_mb: 1,
+            job_nodes: 1000,
+            job_time: Duration::from_secs(1),
+        };
+        let (table, loaded) = open_table(&mut store, &config, 1).unwrap();
+        assert_eq!(loaded, 0);
+        table.put(5 << 7, 0, PN_INFINITY, KNOWLEDGE_MIN_WORK + 10, 9);
+        table.put(6 << 7, 3, 4, KNOWLEDGE_MIN_WORK - 1, 0);
+        assert_eq!(checkpoint(&mut store, &table).unwrap(), 1);
+        // A cheaper value found later does not replace the costlier one kept.
+        table.put(5 << 7, 2, 2, KNOWLEDGE_MIN_WORK, 0);
+        assert_eq!(checkpoint(&mut store, &table).unwrap(), 1);
+        let (warm, loaded) = open_table(&mut store, &config, 1).unwrap();
+        assert_eq!(loaded, 1);
+        let e = warm.get(5 << 7).unwrap();
+        assert_eq!(
+            (e.phi, e.delta, e.work, e.depth),
+            (0, PN_INFINITY, KNOWLEDGE_MIN_WORK + 10, 9)
+        );
+        assert!(warm.get(6 << 7).is_none());
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use super::{
     pn_from_db, schema, state_of_link, ClaimRecord, JobRecord, Link, Node, NodeId, NodeState,
     ProofStore, Result, Solved, StoreCounts, StoreMeta, StoreTx, TxKind, SCHEMA_VERSION,
 };
-use crate::proof::Pn;
+use crate::proof::{table::Entry, Pn};
 
 /// The database's clock, in seconds since the epoch.
 const NOW: &str = "((julianday('now') - 2440587.5) * 86400.0)";
@@ -282,6 +282,41 @@ impl StoreTx for SqliteTx<'_> {
         Ok(())
     }
 
+    fn save_knowledge(&mut self, entries: &[Entry]) -> Result<()> {
+        let mut stmt = self.tx.prepare_cached(
+            "INSERT INTO knowledge (key, phi, delta, work, depth) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT (key) DO UPDATE SET phi = excluded.phi, delta = excluded.delta, \
+             work = excluded.work, depth = excluded.depth WHERE excluded.work >= knowledge.work",
+        )?;
+        for e in entries {
+            stmt.execute(params![
+                e.key as i64,
+                e.phi,
+                e.delta,
+                i64::try_from(e.work).unwrap_or(i64::MAX),
+                e.depth
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn load_knowledge(&mut self, put: &mut dyn FnMut(Entry)) -> Result<()> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT key, phi, delta, work, depth FROM knowledge")?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            put(Entry {
+                key: r.get::<_, i64>(0)? as u64,
+                phi: pn_from_db(r.get(1)?)?,
+                delta: pn_from_db(r.get(2)?)?,
+                work: r.get::<_, i64>(3)?.max(0) as u64,
+                depth: r.get::<_, i64>(4)?.clamp(0, i64::from(u16::MAX)) as u16,
+            });
+        }
+        Ok(())
+    }
+
     fn record_job(&mut self, job: &JobRecord) -> Result<()> {
         self.tx.execute(
             &format!(
@@ -341,6 +376,15 @@ impl StoreTx for SqliteTx<'_> {
             [],
             |r| r.get::<_, i64>(0),
         )? as u64;
+        counts.workers = self
+            .tx
+            .query_row("SELECT COUNT(DISTINCT worker) FROM jobs", [], |r| {
+                r.get::<_, i64>(0)
+            })? as u64;
+        counts.knowledge = self
+            .tx
+            .query_row("SELECT COUNT(*) FROM knowledge", [], |r| r.get::<_, i64>(0))?
+            as u64;
         counts.solved = self
             .tx
             .query_row("SELECT COUNT(*) FROM solved", [], |r| r.get::<_, i64>(0))?

@@ -191,6 +191,7 @@ pub fn run(args: &ProveArgs) -> u8 {
         memory_mb: args.memory.max(1),
         job_nodes: args.job_nodes,
         job_time: Duration::from_secs_f64(args.job_time),
+        stack_bytes: PROVER_STACK,
     };
     if let Err(e) = search::reclaim_dead(&mut store) {
         eprintln!("error: {e}");
@@ -241,7 +242,6 @@ pub fn run(args: &ProveArgs) -> u8 {
                 tables,
                 stop_ref,
                 table_ref,
-                PROVER_STACK,
             );
             finished_ref.store(true, Ordering::Relaxed);
             result

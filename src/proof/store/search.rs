@@ -641,6 +641,8 @@ pub struct WorkerConfig {
     /// Budget of one job.
     pub job_nodes: u64,
     pub job_time: Duration,
+    /// Stack of each worker thread (one frame per ply of the deepest line).
+    pub stack_bytes: usize,
 }
 
 /// Plies from the root over which jobs grow to their full size.
@@ -831,7 +833,6 @@ pub fn run_workers(
     tables: Option<&Tablebases>,
     stop: &AtomicBool,
     table: &Arc<ProofTable>,
-    stack: usize,
 ) -> std::result::Result<Vec<WorkerSummary>, WorkerError> {
     let threads = threads.max(1);
     thread::scope(|scope| {
@@ -840,7 +841,7 @@ pub fn run_workers(
                 let table = Arc::clone(table);
                 thread::Builder::new()
                     .name(format!("prover-{index}"))
-                    .stack_size(stack)
+                    .stack_size(config.stack_bytes)
                     .spawn_scoped(scope, move || {
                         let mut store = Store::open(location)?;
                         let name = worker_name(index);
@@ -937,6 +938,7 @@ mod tests {
             memory_mb: 1,
             job_nodes: 1000,
             job_time: Duration::from_secs(1),
+            stack_bytes: 1 << 20,
         };
         let (table, loaded) = open_table(&mut store, &config, 1).unwrap();
         assert_eq!(loaded, 0);

@@ -72,7 +72,7 @@ pub enum Command {
     Bench(bench::BenchArgs),
     /// Prove a forced win (or loss) with proof-number search; optionally write the proof tree.
     #[command(
-        after_help = "Examples:\n  syotti prove --fen '8/8/p7/8/8/8/7P/8 w - - 0 1'\n  syotti prove --moves e2e4 --out e4.proof\n  syotti prove --moves b1c3 --time 120 --memory 3500 --json"
+        after_help = "Examples:\n  syotti prove --fen '8/8/p7/8/8/8/7P/8 w - - 0 1'\n  syotti prove --moves e2e4 --out e4.proof\n  syotti prove --moves b1c3 --time 120 --memory 3500 --json\n  syotti prove --store h4.db --moves h2h4 --threads 2 --memory 1500 --out h4.proof\n  syotti prove --store h4.db --status\n  syotti prove --store postgres://user@host/proofs --worker\n\nWith --store the proof is kept in a SQLite file or a PostgreSQL database: interrupt it any\nway and the same command resumes; see README.md."
     )]
     Prove(prove::ProveArgs),
     /// Analyse positions (FEN, EPD) or annotate games (PGN), for people or as JSON.

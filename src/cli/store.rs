@@ -213,7 +213,7 @@ pub fn run(args: &ProveArgs) -> u8 {
             config.memory_mb
         );
     }
-    let (table, loaded) = match search::open_table(&mut store, &config, args.threads) {
+    let (table, mut saver) = match search::open_table(&mut store, &config, args.threads) {
         Ok(opened) => opened,
         Err(e) => {
             eprintln!("error: {e}");
@@ -224,8 +224,11 @@ pub fn run(args: &ProveArgs) -> u8 {
             };
         }
     };
-    if loaded > 0 {
-        eprintln!("knowledge: {loaded} table entries loaded from the store");
+    if !saver.is_empty() {
+        eprintln!(
+            "knowledge: {} table entries loaded from the store",
+            saver.len()
+        );
     }
     let start = Instant::now();
     let stop = AtomicBool::new(false);
@@ -260,7 +263,7 @@ pub fn run(args: &ProveArgs) -> u8 {
                 stop.store(true, Ordering::Relaxed);
             }
             if Instant::now() >= next_save {
-                match search::checkpoint(&mut store, &table) {
+                match saver.save(&mut store, &table) {
                     Ok(n) => log::debug!("knowledge: {n} entries saved"),
                     Err(e) => eprintln!("warning: cannot save the table's knowledge: {e}"),
                 }
@@ -296,7 +299,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     };
     let elapsed = start.elapsed();
     if status_unsolved(&mut store, &problem) {
-        if let Err(e) = search::checkpoint(&mut store, &table) {
+        if let Err(e) = saver.save(&mut store, &table) {
             eprintln!("warning: cannot save the table's knowledge: {e}");
         }
     }

@@ -797,30 +797,62 @@ pub fn run_worker(
 pub const KNOWLEDGE_MIN_WORK: u64 = 256;
 
 /// The table a process's `threads` workers share (`memory_mb` MiB for each), warmed with the
-/// knowledge the store keeps.
+/// knowledge the store keeps, and the checkpointer that knows what is already kept.
 pub fn open_table(
     store: &mut impl ProofStore,
     config: &WorkerConfig,
     threads: usize,
-) -> std::result::Result<(Arc<ProofTable>, usize), WorkerError> {
+) -> std::result::Result<(Arc<ProofTable>, Checkpointer), WorkerError> {
     let mb = config.memory_mb.saturating_mul(threads.max(1));
     let table = ProofTable::new(mb).map_err(|e| WorkerError::alloc(mb, e))?;
-    let mut loaded = 0;
+    let mut kept = Checkpointer::default();
     store.transaction(TxKind::Read, |tx| {
         tx.load_knowledge(&mut |e| {
             table.put(e.key, e.phi, e.delta, e.work, e.depth);
-            loaded += 1;
+            kept.kept.insert(e.key, (e.phi, e.delta, e.work));
         })
     })?;
-    Ok((Arc::new(table), loaded))
+    Ok((Arc::new(table), kept))
 }
 
 /// Saves what the table learned at great cost (entries of `KNOWLEDGE_MIN_WORK` nodes or more),
-/// so that a process that starts later starts warm; returns how many entries.
-pub fn checkpoint(store: &mut impl ProofStore, table: &ProofTable) -> Result<usize> {
-    let entries = table.costly_entries(KNOWLEDGE_MIN_WORK);
-    store.transaction(TxKind::Claim, |tx| tx.save_knowledge(&entries))?;
-    Ok(entries.len())
+/// so that a process that starts later starts warm. Only entries new or changed since the last
+/// save are written, so a save costs what changed, not the size of the table.
+#[derive(Debug, Default)]
+pub struct Checkpointer {
+    kept: std::collections::HashMap<u64, (Pn, Pn, u64)>,
+}
+
+impl Checkpointer {
+    /// Table entries the store holds as knowledge (as far as this process knows).
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// Writes the new and changed entries; returns how many.
+    pub fn save(&mut self, store: &mut impl ProofStore, table: &ProofTable) -> Result<usize> {
+        let entries: Vec<_> = table
+            .costly_entries(KNOWLEDGE_MIN_WORK)
+            .into_iter()
+            .filter(|e| {
+                self.kept.get(&e.key).is_none_or(|&(phi, delta, work)| {
+                    e.work > work || (e.work == work && (e.phi, e.delta) != (phi, delta))
+                })
+            })
+            .collect();
+        if entries.is_empty() {
+            return Ok(0);
+        }
+        store.transaction(TxKind::Claim, |tx| tx.save_knowledge(&entries))?;
+        for e in &entries {
+            self.kept.insert(e.key, (e.phi, e.delta, e.work));
+        }
+        Ok(entries.len())
+    }
 }
 
 /// Runs `threads` workers on a store, each with its own connection, until the root is solved
@@ -940,16 +972,21 @@ mod tests {
             job_time: Duration::from_secs(1),
             stack_bytes: 1 << 20,
         };
-        let (table, loaded) = open_table(&mut store, &config, 1).unwrap();
-        assert_eq!(loaded, 0);
+        let (table, mut saver) = open_table(&mut store, &config, 1).unwrap();
+        assert!(saver.is_empty());
         table.put(5 << 7, 0, PN_INFINITY, KNOWLEDGE_MIN_WORK + 10, 9);
         table.put(6 << 7, 3, 4, KNOWLEDGE_MIN_WORK - 1, 0);
-        assert_eq!(checkpoint(&mut store, &table).unwrap(), 1);
-        // A cheaper value found later does not replace the costlier one kept.
+        assert_eq!(saver.save(&mut store, &table).unwrap(), 1);
+        // Nothing changed: nothing is written again.
+        assert_eq!(saver.save(&mut store, &table).unwrap(), 0);
+        // A cheaper value found later (by this process or another) does not replace the
+        // costlier one kept.
         table.put(5 << 7, 2, 2, KNOWLEDGE_MIN_WORK, 0);
-        assert_eq!(checkpoint(&mut store, &table).unwrap(), 1);
+        let (_, mut other) = open_table(&mut store, &config, 1).unwrap();
+        other.kept.clear();
+        assert_eq!(other.save(&mut store, &table).unwrap(), 1);
         let (warm, loaded) = open_table(&mut store, &config, 1).unwrap();
-        assert_eq!(loaded, 1);
+        assert_eq!(loaded.len(), 1);
         let e = warm.get(5 << 7).unwrap();
         assert_eq!(
             (e.phi, e.delta, e.work, e.depth),

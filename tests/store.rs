@@ -13,6 +13,21 @@ use std::{
 
 const NC3: &str = "b1c3";
 
+/// `prove` on 1.Nc3 in `store`, with small tables and jobs (the tests' usual run).
+fn nc3_args(store: &str) -> Vec<&str> {
+    vec![
+        "prove",
+        "--store",
+        store,
+        "--moves",
+        NC3,
+        "--memory",
+        "256",
+        "--job-nodes",
+        "200000",
+    ]
+}
+
 fn syotti(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_syotti"))
         .args(args)
@@ -152,19 +167,8 @@ fn a_proof_killed_mid_run_resumes_to_the_same_verified_result() {
     let store = dir.join("nc3.db");
     let proof = dir.join("nc3.proof");
     let (store, proof_path) = (store.to_str().unwrap(), proof.to_str().unwrap());
-    let args = [
-        "prove",
-        "--store",
-        store,
-        "--moves",
-        NC3,
-        "--memory",
-        "256",
-        "--job-nodes",
-        "200000",
-        "--out",
-        proof_path,
-    ];
+    let mut args = nc3_args(store);
+    args.extend(["--out", proof_path]);
     let mut first = spawn(&args);
     let before = wait_for_jobs(store, 3);
     first.kill().expect("kill -9");
@@ -251,21 +255,10 @@ fn two_worker_processes_on_postgresql_prove_nc3() {
     let url = server.database("two");
     let dir = scratch("pg-two-out");
     let proof = dir.join("nc3.proof");
-    let common = [
-        "prove",
-        "--store",
-        url.as_str(),
-        "--moves",
-        NC3,
-        "--memory",
-        "256",
-        "--job-nodes",
-        "200000",
-    ];
-    let mut first: Vec<&str> = common.to_vec();
+    let mut first = nc3_args(&url);
     first.extend(["--out", proof.to_str().unwrap()]);
     let a = spawn(&first);
-    let mut second: Vec<&str> = common.to_vec();
+    let mut second = nc3_args(&url);
     second.push("--worker");
     let b = spawn(&second);
     for child in [a, b] {
@@ -286,17 +279,7 @@ fn two_worker_processes_on_postgresql_prove_nc3() {
 fn a_worker_on_postgresql_killed_mid_job_loses_only_that_job() {
     let server = Postgres::start("kill", 1);
     let url = server.database("kill");
-    let args = [
-        "prove",
-        "--store",
-        url.as_str(),
-        "--moves",
-        NC3,
-        "--memory",
-        "256",
-        "--job-nodes",
-        "200000",
-    ];
+    let args = nc3_args(&url);
     let mut victim = spawn(&args);
     wait_for_jobs(&url, 2);
     victim.kill().expect("kill -9");

@@ -109,11 +109,6 @@ fn print_status(location: &str, store: &Store, problem: &StoreProblem, s: &Store
     );
 }
 
-/// True while the store's root is not solved (what the table knows is then worth keeping).
-fn status_unsolved(store: &mut Store, problem: &StoreProblem) -> bool {
-    search::status(store, problem).is_ok_and(|s| !s.root_state.solved())
-}
-
 pub fn run(args: &ProveArgs) -> u8 {
     let Some(location) = args.store.as_deref() else {
         return EXIT_BAD_INPUT;
@@ -298,11 +293,6 @@ pub fn run(args: &ProveArgs) -> u8 {
         }
     };
     let elapsed = start.elapsed();
-    if status_unsolved(&mut store, &problem) {
-        if let Err(e) = saver.save(&mut store, &table) {
-            eprintln!("warning: cannot save the table's knowledge: {e}");
-        }
-    }
     let nodes: u64 = summaries.iter().map(|s| s.nodes).sum();
     let jobs: u64 = summaries.iter().map(|s| s.jobs).sum();
     let status = match search::status(&mut store, &problem) {
@@ -312,6 +302,12 @@ pub fn run(args: &ProveArgs) -> u8 {
             return 1;
         }
     };
+    // What the table knows is worth keeping while the root is open.
+    if !status.root_state.solved() {
+        if let Err(e) = saver.save(&mut store, &table) {
+            eprintln!("warning: cannot save the table's knowledge: {e}");
+        }
+    }
     let mut positions = 0;
     let mut line = String::new();
     if status.root_state == NodeState::Proved {

@@ -116,8 +116,15 @@ fn proof_depth(children: &[Child], phi: Pn, delta: Pn) -> u16 {
     depth.map_or(0, |d| d.saturating_add(1))
 }
 
-fn add(a: Pn, b: Pn) -> Pn {
+/// Saturating sum of proof numbers.
+pub(crate) fn add(a: Pn, b: Pn) -> Pn {
     a.saturating_add(b).min(PN_INFINITY)
+}
+
+/// A threshold a little above the second-best sibling's number (the 1 + ε trick), so that two
+/// close siblings do not take turns at every step.
+pub(crate) fn widened(second: Pn) -> Pn {
+    add(add(second, second / EPSILON_DIVISOR), 1)
 }
 
 impl<'a> Dfpn<'a> {
@@ -334,8 +341,9 @@ impl<'a> Dfpn<'a> {
             }
             let child = &children[best];
             let child_th_phi = add(th_delta - delta, child.phi);
-            let widened = add(add(delta_2, delta_2 / EPSILON_DIVISOR), 1);
-            let child_th_delta = th_phi.min(widened).max(child.delta.saturating_add(1));
+            let child_th_delta = th_phi
+                .min(widened(delta_2))
+                .max(child.delta.saturating_add(1));
             let (cpos, ckey) = (child.pos.clone(), child.key);
             let (cphi, cdelta, depends_on, depth) =
                 self.mid_dependent(&cpos, ckey, child_th_phi, child_th_delta);

@@ -96,11 +96,6 @@ impl<'a> JobSearch<'a> {
         }
     }
 
-    /// Bytes of the worker's table.
-    pub fn table_bytes(&self) -> usize {
-        self.table.bytes()
-    }
-
     /// Searches `pos` (reached after the positions whose keys are `history`) for at most
     /// `nodes` nodes and `time`, or until the attacker's proof or disproof number reaches its
     /// threshold (`th_pn`, `th_dn`: the point where a sibling becomes the better bet).

@@ -282,6 +282,77 @@ fn pn_from_db(value: i64) -> Result<Pn> {
         .ok_or_else(|| StoreError::Corrupt(format!("proof number {value}")))
 }
 
+/// A count for a 64-bit column (saturating).
+fn count_to_db(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn ply_from_db(ply: i64) -> Result<u32> {
+    u32::try_from(ply).map_err(|_| StoreError::Corrupt(format!("ply {ply}")))
+}
+
+/// A node from its columns (`id, ply, fen, pn, dn, state`), as both backends read them.
+fn node_from_db(id: NodeId, ply: i64, fen: String, pn: i64, dn: i64, state: i64) -> Result<Node> {
+    Ok(Node {
+        id,
+        ply: ply_from_db(ply)?,
+        fen,
+        pn: pn_from_db(pn)?,
+        dn: pn_from_db(dn)?,
+        state: NodeState::from_code(state)?,
+    })
+}
+
+/// An edge from its columns: the child's numbers and state when there is a child node, the
+/// edge's fixed numbers (and the state they say) otherwise.
+fn link_from_db(
+    mv: String,
+    child: Option<NodeId>,
+    pn: i64,
+    dn: i64,
+    child_state: Option<i64>,
+) -> Result<Link> {
+    let (pn, dn) = (pn_from_db(pn)?, pn_from_db(dn)?);
+    let state = match child_state {
+        Some(code) => NodeState::from_code(code)?,
+        None => state_of_link(pn, dn),
+    };
+    Ok(Link {
+        mv,
+        child,
+        pn,
+        dn,
+        state,
+    })
+}
+
+/// A table entry kept as knowledge, from its columns.
+fn entry_from_db(
+    key: i64,
+    phi: i64,
+    delta: i64,
+    work: i64,
+    depth: i64,
+) -> Result<super::table::Entry> {
+    Ok(super::table::Entry {
+        key: key as u64,
+        phi: pn_from_db(phi)?,
+        delta: pn_from_db(delta)?,
+        work: work.max(0) as u64,
+        depth: depth.clamp(0, i64::from(u16::MAX)) as u16,
+    })
+}
+
+/// Adds `(state, count)` rows to the counts of nodes by state.
+fn count_states(counts: &mut StoreCounts, state: i64, n: i64) {
+    if let Some(slot) = usize::try_from(state)
+        .ok()
+        .and_then(|s| counts.by_state.get_mut(s))
+    {
+        *slot = n.max(0) as u64;
+    }
+}
+
 fn state_of_link(pn: Pn, dn: Pn) -> NodeState {
     if pn == 0 {
         NodeState::Proved

@@ -11,9 +11,9 @@ use std::time::Duration;
 use postgres::{Client, NoTls};
 
 use super::{
-    pn_from_db, schema, state_of_link, ClaimRecord, JobRecord, Link, Node, NodeId, NodeState,
-    ProofStore, Result, Solved, StoreCounts, StoreError, StoreMeta, StoreTx, TxKind,
-    SCHEMA_VERSION,
+    count_states, count_to_db, entry_from_db, link_from_db, node_from_db, schema, ClaimRecord,
+    JobRecord, Link, Node, NodeId, NodeState, ProofStore, Result, Solved, StoreCounts, StoreError,
+    StoreMeta, StoreTx, TxKind, SCHEMA_VERSION,
 };
 use crate::proof::{table::Entry, Pn};
 
@@ -68,16 +68,15 @@ fn ply_to_db(ply: u32) -> Result<i32> {
     i32::try_from(ply).map_err(|_| StoreError::Corrupt(format!("ply {ply}")))
 }
 
-fn to_node(row: &postgres::Row) -> Result<Node> {
-    let ply: i32 = row.try_get(1)?;
-    Ok(Node {
-        id: row.try_get(0)?,
-        ply: u32::try_from(ply).map_err(|_| StoreError::Corrupt(format!("ply {ply}")))?,
-        fen: row.try_get(2)?,
-        pn: pn_from_db(row.try_get(3)?)?,
-        dn: pn_from_db(row.try_get(4)?)?,
-        state: NodeState::from_code(i64::from(row.try_get::<_, i16>(5)?))?,
-    })
+fn to_node(r: &postgres::Row) -> Result<Node> {
+    node_from_db(
+        r.try_get(0)?,
+        i64::from(r.try_get::<_, i32>(1)?),
+        r.try_get(2)?,
+        r.try_get(3)?,
+        r.try_get(4)?,
+        i64::from(r.try_get::<_, i16>(5)?),
+    )
 }
 
 impl StoreTx for PostgresTx<'_> {
@@ -156,19 +155,13 @@ impl StoreTx for PostgresTx<'_> {
         )?;
         rows.iter()
             .map(|r| {
-                let pn = pn_from_db(r.try_get(2)?)?;
-                let dn = pn_from_db(r.try_get(3)?)?;
-                let state = match r.try_get::<_, Option<i16>>(4)? {
-                    Some(code) => NodeState::from_code(i64::from(code))?,
-                    None => state_of_link(pn, dn),
-                };
-                Ok(Link {
-                    mv: r.try_get(0)?,
-                    child: r.try_get(1)?,
-                    pn,
-                    dn,
-                    state,
-                })
+                link_from_db(
+                    r.try_get(0)?,
+                    r.try_get(1)?,
+                    r.try_get(2)?,
+                    r.try_get(3)?,
+                    r.try_get::<_, Option<i16>>(4)?.map(i64::from),
+                )
             })
             .collect()
     }
@@ -270,7 +263,7 @@ impl StoreTx for PostgresTx<'_> {
                     &(e.key as i64),
                     &db(e.phi),
                     &db(e.delta),
-                    &i64::try_from(e.work).unwrap_or(i64::MAX),
+                    &count_to_db(e.work),
                     &i32::from(e.depth),
                 ],
             )?;
@@ -283,13 +276,13 @@ impl StoreTx for PostgresTx<'_> {
             .tx
             .query("SELECT key, phi, delta, work, depth FROM knowledge", &[])?
         {
-            put(Entry {
-                key: r.try_get::<_, i64>(0)? as u64,
-                phi: pn_from_db(r.try_get(1)?)?,
-                delta: pn_from_db(r.try_get(2)?)?,
-                work: r.try_get::<_, i64>(3)?.max(0) as u64,
-                depth: r.try_get::<_, i32>(4)?.clamp(0, i32::from(u16::MAX)) as u16,
-            });
+            put(entry_from_db(
+                r.try_get(0)?,
+                r.try_get(1)?,
+                r.try_get(2)?,
+                r.try_get(3)?,
+                i64::from(r.try_get::<_, i32>(4)?),
+            )?);
         }
         Ok(())
     }
@@ -303,8 +296,8 @@ impl StoreTx for PostgresTx<'_> {
             &[
                 &job.node,
                 &job.worker,
-                &i64::try_from(job.nodes).unwrap_or(i64::MAX),
-                &i64::try_from(job.millis).unwrap_or(i64::MAX),
+                &count_to_db(job.nodes),
+                &count_to_db(job.millis),
                 &job.outcome,
             ],
         )?;
@@ -317,14 +310,11 @@ impl StoreTx for PostgresTx<'_> {
             .tx
             .query("SELECT state, COUNT(*) FROM nodes GROUP BY state", &[])?
         {
-            let state: i16 = row.try_get(0)?;
-            let n: i64 = row.try_get(1)?;
-            if let Some(slot) = usize::try_from(state)
-                .ok()
-                .and_then(|s| counts.by_state.get_mut(s))
-            {
-                *slot = n as u64;
-            }
+            count_states(
+                &mut counts,
+                i64::from(row.try_get::<_, i16>(0)?),
+                row.try_get(1)?,
+            );
         }
         let claimed: i64 = self
             .tx

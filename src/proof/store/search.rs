@@ -23,6 +23,7 @@ use super::{
 use crate::{
     memory::AllocError,
     proof::{
+        dfpn::{add, widened},
         job::{JobOutcome, JobResult, JobSearch},
         table::ProofTable,
         tree::{position_id, ProofTree},
@@ -207,12 +208,6 @@ struct Descent<'a> {
     speculate: bool,
 }
 
-/// `widened` as df-pn's 1 + ε: a little more than the second best, so that two close siblings
-/// do not take turns at every job.
-fn widened(second: Pn) -> Pn {
-    add(add(second, second / 4), 1)
-}
-
 /// What is left of a threshold once the other children's share is taken out.
 fn share(threshold: Pn, total: Pn, child: Pn) -> Pn {
     if threshold >= PN_INFINITY {
@@ -292,10 +287,6 @@ impl Descent<'_> {
             NodeState::Proved | NodeState::Disproved => Ok(None),
         }
     }
-}
-
-fn add(a: Pn, b: Pn) -> Pn {
-    a.saturating_add(b).min(PN_INFINITY)
 }
 
 /// A node's numbers and state from its edges.
@@ -399,10 +390,7 @@ fn expand(
         };
         tx.insert_link(node.id, &mv, Some(child), 0, 0)?;
     }
-    let Some(fresh) = tx.node(node.id)? else {
-        return Err(StoreError::Corrupt(format!("node {}", node.id)));
-    };
-    recompute(tx, &fresh)?;
+    recompute(tx, node)?;
     Ok(())
 }
 

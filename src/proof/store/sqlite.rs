@@ -9,8 +9,9 @@ use std::time::Duration;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::{
-    pn_from_db, schema, state_of_link, ClaimRecord, JobRecord, Link, Node, NodeId, NodeState,
-    ProofStore, Result, Solved, StoreCounts, StoreMeta, StoreTx, TxKind, SCHEMA_VERSION,
+    count_states, count_to_db, entry_from_db, link_from_db, node_from_db, schema, ClaimRecord,
+    JobRecord, Link, Node, NodeId, NodeState, ProofStore, Result, Solved, StoreCounts, StoreMeta,
+    StoreTx, TxKind, SCHEMA_VERSION,
 };
 use crate::proof::{table::Entry, Pn};
 
@@ -58,27 +59,15 @@ struct SqliteTx<'a> {
     tx: rusqlite::Transaction<'a>,
 }
 
-fn node_from_row(row: &rusqlite::Row) -> rusqlite::Result<(NodeId, i64, String, i64, i64, i64)> {
+fn node_from_row(r: &rusqlite::Row) -> rusqlite::Result<(NodeId, i64, String, i64, i64, i64)> {
     Ok((
-        row.get(0)?,
-        row.get(1)?,
-        row.get(2)?,
-        row.get(3)?,
-        row.get(4)?,
-        row.get(5)?,
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
     ))
-}
-
-fn to_node(raw: (NodeId, i64, String, i64, i64, i64)) -> Result<Node> {
-    let (id, ply, fen, pn, dn, state) = raw;
-    Ok(Node {
-        id,
-        ply: u32::try_from(ply).map_err(|_| super::StoreError::Corrupt(format!("ply {ply}")))?,
-        fen,
-        pn: pn_from_db(pn)?,
-        dn: pn_from_db(dn)?,
-        state: NodeState::from_code(state)?,
-    })
 }
 
 impl StoreTx for SqliteTx<'_> {
@@ -127,7 +116,8 @@ impl StoreTx for SqliteTx<'_> {
             .prepare_cached("SELECT id, ply, fen, pn, dn, state FROM nodes WHERE id = ?1")?
             .query_row([id], node_from_row)
             .optional()?;
-        raw.map(to_node).transpose()
+        raw.map(|(id, ply, fen, pn, dn, state)| node_from_db(id, ply, fen, pn, dn, state))
+            .transpose()
     }
 
     fn find_node(&mut self, ply: u32, fen: &str) -> Result<Option<NodeId>> {
@@ -170,29 +160,12 @@ impl StoreTx for SqliteTx<'_> {
              FROM links l LEFT JOIN nodes n ON n.id = l.child WHERE l.parent = ?1 ORDER BY l.mv",
         )?;
         let rows = stmt.query_map([parent], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<NodeId>>(1)?,
-                r.get::<_, i64>(2)?,
-                r.get::<_, i64>(3)?,
-                r.get::<_, Option<i64>>(4)?,
-            ))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
         })?;
         let mut links = Vec::new();
         for row in rows {
             let (mv, child, pn, dn, state) = row?;
-            let (pn, dn) = (pn_from_db(pn)?, pn_from_db(dn)?);
-            let state = match state {
-                Some(code) => NodeState::from_code(code)?,
-                None => state_of_link(pn, dn),
-            };
-            links.push(Link {
-                mv,
-                child,
-                pn,
-                dn,
-                state,
-            });
+            links.push(link_from_db(mv, child, pn, dn, state)?);
         }
         Ok(links)
     }
@@ -293,7 +266,7 @@ impl StoreTx for SqliteTx<'_> {
                 e.key as i64,
                 e.phi,
                 e.delta,
-                i64::try_from(e.work).unwrap_or(i64::MAX),
+                count_to_db(e.work),
                 e.depth
             ])?;
         }
@@ -306,13 +279,13 @@ impl StoreTx for SqliteTx<'_> {
             .prepare_cached("SELECT key, phi, delta, work, depth FROM knowledge")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            put(Entry {
-                key: r.get::<_, i64>(0)? as u64,
-                phi: pn_from_db(r.get(1)?)?,
-                delta: pn_from_db(r.get(2)?)?,
-                work: r.get::<_, i64>(3)?.max(0) as u64,
-                depth: r.get::<_, i64>(4)?.clamp(0, i64::from(u16::MAX)) as u16,
-            });
+            put(entry_from_db(
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+            )?);
         }
         Ok(())
     }
@@ -326,8 +299,8 @@ impl StoreTx for SqliteTx<'_> {
             params![
                 job.node,
                 job.worker,
-                i64::try_from(job.nodes).unwrap_or(i64::MAX),
-                i64::try_from(job.millis).unwrap_or(i64::MAX),
+                count_to_db(job.nodes),
+                count_to_db(job.millis),
                 job.outcome
             ],
         )?;
@@ -340,15 +313,10 @@ impl StoreTx for SqliteTx<'_> {
             let mut stmt = self
                 .tx
                 .prepare_cached("SELECT state, COUNT(*) FROM nodes GROUP BY state")?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+            let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
             for row in rows {
                 let (state, n) = row?;
-                if let Some(slot) = usize::try_from(state)
-                    .ok()
-                    .and_then(|s| counts.by_state.get_mut(s))
-                {
-                    *slot = n as u64;
-                }
+                count_states(&mut counts, state, n);
             }
         }
         counts.claimed = self.tx.query_row(

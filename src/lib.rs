@@ -14,5 +14,6 @@ pub mod protocol;
 pub mod rules;
 pub mod search;
 pub mod tablebase;
+pub mod train;
 pub mod uci;
 pub mod xboard;

@@ -197,6 +197,7 @@ impl Analyser<'_> {
             } else {
                 ProofBook::embedded().into_iter().collect()
             },
+            network: crate::search::nnue::embedded(),
         };
         let collect = Collect::default();
         let control = SearchControl::default();

@@ -15,6 +15,7 @@ pub mod book;
 mod perft;
 mod prove;
 mod store;
+mod train;
 
 use clap::{Parser, Subcommand};
 
@@ -85,6 +86,16 @@ pub enum Command {
     Verify(prove::VerifyArgs),
     /// The book of proofs: build it from proofs, probe it, export it (Polyglot, PGN), verify it.
     Book(book::BookArgs),
+    /// Play self-play games and write their quiet positions as training data for the network.
+    #[command(
+        after_help = "Example:\n  syotti datagen --games 20000 --nodes 5000 --threads 2 --syzygy tables --out data.txt"
+    )]
+    Datagen(train::DatagenArgs),
+    /// Train the evaluation network on datagen's positions and write it (see README.md).
+    #[command(
+        after_help = "Example:\n  syotti train --data data.txt --epochs 20 --threads 2 --out syotti.nnue"
+    )]
+    Train(train::TrainArgs),
 }
 
 /// Runs a subcommand; returns the process exit status.
@@ -96,6 +107,8 @@ pub fn run(command: Command) -> u8 {
         Command::Prove(args) => prove::run_prove(&args),
         Command::Verify(args) => prove::run_verify(&args),
         Command::Book(args) => book::run(&args),
+        Command::Datagen(args) => train::run_datagen(&args),
+        Command::Train(args) => train::run_train(&args),
     }
 }
 

@@ -36,7 +36,9 @@ use crate::{
     proof::{book::ProofBook, ProofLimits},
     rules::{hash, StalemateRule},
     search::{
-        self, time,
+        self,
+        nnue::Network,
+        time,
         tt::{score_to_tt, TranspositionTable},
         Bound, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
         SearchResult, SilentReporter, MATE, MAX_PLY,
@@ -66,6 +68,8 @@ pub struct SearchRequest {
     pub contempt: Score,
     /// Books of proofs to answer from first (the embedded one, a user's).
     pub books: Vec<Arc<ProofBook>>,
+    /// The evaluation network (`None`: the linear evaluation).
+    pub network: Option<Arc<Network>>,
 }
 
 struct Running {
@@ -226,6 +230,8 @@ fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> Sea
     left.movetime = limits.movetime.map(|t| t.saturating_sub(elapsed));
     if let Some(clock) = &mut left.clock {
         clock.time = clock.time.saturating_sub(elapsed);
+        // The scan was part of this move's budget, not a move of its own.
+        left.spent += elapsed;
     }
     left
 }
@@ -459,6 +465,7 @@ fn run_alpha_beta(
         probe_limit: request.probe_limit,
         rule50: request.rule50,
         contempt: request.contempt,
+        network: request.network.clone(),
     };
     let helpers = request.threads.saturating_sub(1);
     if helpers == 0 || request.position.legal_moves().len() <= 1 {

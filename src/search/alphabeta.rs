@@ -131,7 +131,7 @@ impl SearchContext<'_> {
         }
         let moves = &scratch.moves;
         if ply >= MAX_PLY - 1 {
-            return self.static_eval(pos);
+            return self.static_eval(pos, ply);
         }
         // Mate distance pruning: no line from here beats a win found closer to the root.
         alpha = alpha.max(-(MATE - ply as Score));
@@ -192,7 +192,7 @@ impl SearchContext<'_> {
         // The table keeps the static evaluation of the quiet nodes it has seen.
         let static_eval = quiet_node.then(|| match hit {
             Some(h) if h.eval != NO_EVAL => self.distinct_from_draw(h.eval),
-            _ => self.static_eval(pos),
+            _ => self.static_eval(pos, ply),
         });
         self.static_evals[ply] = static_eval;
         // Improving: the side to move stands better statically than at its previous turn, so

@@ -4,14 +4,18 @@
 //! Persistent state (the transposition table) lives outside and is borrowed; everything here is
 //! made fresh for each search, so a `go nodes N` after `ucinewgame` is deterministic.
 
-use std::time::{Duration, Instant};
+use std::{
+    sync::Arc,
+    time::{Duration, Instant},
+};
 
 use shakmaty::{variant::Antichess, Color, Move, Position};
 
 use super::{
     eval::{evaluate_with, EvalParams},
+    nnue::{AccumulatorStack, Network},
     tt::TranspositionTable,
-    Score, SearchControl, MATE, MAX_PLY, TB_WIN,
+    Score, SearchControl, EVAL_LIMIT, MATE, MAX_PLY, TB_WIN,
 };
 use crate::{
     rules::{game, movegen, outcome, StalemateRule},
@@ -59,6 +63,8 @@ pub(super) struct SearchContext<'a> {
     /// Move buffers for each ply, lent to the node at that ply and given back, so that nodes
     /// do not allocate.
     pub scratch: Vec<Scratch>,
+    /// The evaluation network's accumulators along the path, when a network evaluates.
+    pub nnue: Option<AccumulatorStack>,
 }
 
 /// A node's reusable move lists: its legal moves, the same with their ordering scores, and the
@@ -101,7 +107,15 @@ impl<'a> SearchContext<'a> {
             root_turn: Color::White,
             static_evals: vec![None; MAX_PLY + 2],
             scratch: (0..MAX_PLY + 2).map(|_| Scratch::default()).collect(),
+            nnue: None,
         }
+    }
+
+    /// Evaluates with `net` from now on; `root` is the position at ply 0.
+    pub fn use_network(&mut self, net: Arc<Network>, root: &Antichess) {
+        let mut stack = AccumulatorStack::new(net);
+        stack.enter(0, root.board());
+        self.nnue = Some(stack);
     }
 
     /// Lends the (emptied) move buffers of `ply`; give them back with `return_scratch`.
@@ -165,6 +179,9 @@ impl<'a> SearchContext<'a> {
             return Err(0);
         }
         self.seldepth = self.seldepth.max(ply);
+        if let Some(stack) = &mut self.nnue {
+            stack.enter(ply, pos.board());
+        }
         movegen::legal_moves_into(pos, moves);
         match self.terminal_score(pos, moves, ply) {
             Some(score) => Err(score),
@@ -205,8 +222,15 @@ impl<'a> SearchContext<'a> {
 
     /// The static evaluation of `pos`, never equal to a draw's score under contempt: a root
     /// score of exactly `-contempt` then always means a draw, which the report shows as 0.
-    pub fn static_eval(&self, pos: &Antichess) -> Score {
-        self.distinct_from_draw(evaluate_with(pos, self.eval))
+    pub fn static_eval(&mut self, pos: &Antichess, ply: usize) -> Score {
+        let eval = match &mut self.nnue {
+            Some(stack) => {
+                let net = stack.evaluate(ply, pos.turn(), self.rule);
+                (net + stack.network().base_eval(pos, self.rule)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+            }
+            None => evaluate_with(pos, self.eval),
+        };
+        self.distinct_from_draw(eval)
     }
 
     /// `eval` moved one centipawn off `±contempt`, where a draw scores.

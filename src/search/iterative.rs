@@ -19,6 +19,9 @@ use super::{
 };
 use shakmaty_syzygy::Wdl;
 
+use std::sync::Arc;
+
+use super::nnue::{self, Network};
 use crate::{
     rules::{hash, StalemateRule},
     tablebase::{RankedMove, Tablebases},
@@ -44,6 +47,8 @@ pub struct SearchParams<'a> {
     pub rule50: bool,
     /// Centipawns a draw costs the side to move at the root (0: a draw is worth 0).
     pub contempt: Score,
+    /// The evaluation network; `None` evaluates with the hand-made linear evaluation.
+    pub network: Option<Arc<Network>>,
 }
 
 impl<'a> SearchParams<'a> {
@@ -59,6 +64,7 @@ impl<'a> SearchParams<'a> {
             probe_limit: 0,
             rule50: true,
             contempt: 0,
+            network: nnue::embedded(),
         }
     }
 }
@@ -102,6 +108,9 @@ pub fn search(
     ctx.rule50 = params.rule50;
     ctx.contempt = params.contempt;
     ctx.root_turn = root.turn();
+    if let Some(net) = &params.network {
+        ctx.use_network(net.clone(), root);
+    }
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
 
     let legal = root.legal_moves();
@@ -203,6 +212,9 @@ pub fn search(
     });
     let mate_target = limits.mate.map(|n| MATE - 2 * n as Score);
     let mut completed_depth = 0;
+    let mut previous_best = None;
+    let mut previous_score = None;
+    let mut stable_iterations = 0u32;
 
     for depth in 1..=max_depth {
         ctx.root_depth = depth;
@@ -265,8 +277,20 @@ pub fn search(
         if best.abs() > MATE_BOUND && depth > MATE - best.abs() + 1 && lines == 1 {
             break;
         }
+        // How many iterations in a row chose this move, and how the score moved.
+        if previous_best == Some(root_moves[0].m) {
+            stable_iterations += 1;
+        } else {
+            stable_iterations = 0;
+        }
+        previous_best = Some(root_moves[0].m);
+        let score_drop = previous_score.map_or(0, |p: Score| p - best);
+        previous_score = Some(best);
         if let Some(b) = budget {
-            if !control.is_pondering() && control.clock_start(ctx.start).elapsed() >= b.soft {
+            let elapsed = control.clock_start(ctx.start).elapsed();
+            if !control.is_pondering()
+                && elapsed >= b.soft.mul_f64(time::scale(stable_iterations, score_drop))
+            {
                 break;
             }
         }

@@ -2,7 +2,8 @@
 //!
 //! One algorithm per file: `iterative` (iterative deepening, root moves, MultiPV, reporting),
 //! `alphabeta` (the PVS negamax of the inner nodes), `quiescence` (capture chains), `ordering`
-//! (move ordering), `eval` (static evaluation), `tt` (the transposition table), `time` (the clock).
+//! (move ordering), `eval` (the hand-made static evaluation), `nnue` (the learned evaluation, on
+//! top of `eval`), `tt` (the transposition table), `time` (the clock).
 //!
 //! The searcher never prints: it reports typed events through a [`Reporter`], which the UCI loop,
 //! the command line and the tests implement in their own way.
@@ -15,6 +16,7 @@ mod alphabeta;
 mod context;
 pub mod eval;
 mod iterative;
+pub mod nnue;
 mod ordering;
 mod quiescence;
 pub mod time;
@@ -91,6 +93,9 @@ pub struct SearchLimits {
     pub ponder: bool,
     /// Restrict the root to these moves (empty: all legal moves).
     pub searchmoves: Vec<Move>,
+    /// Time this move already took off the clock before this search (the root proof scan):
+    /// the clock's budget for the move is cut by it.
+    pub spent: Duration,
 }
 
 impl SearchLimits {

@@ -73,7 +73,7 @@ impl SearchContext<'_> {
         let capturing = moves.first().is_some_and(|m| m.is_capture());
         let choices = choices + usize::from(moves.len() > 1);
         if !capturing || choices > MAX_CHOICES || ply >= MAX_PLY.min(self.root_ply_cap()) {
-            return self.static_eval(pos);
+            return self.static_eval(pos, ply);
         }
         let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
         score_moves(self, pos, moves, None, ply, scored);

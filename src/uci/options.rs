@@ -38,6 +38,9 @@ pub struct EngineOptions {
     pub book: bool,
     /// A further book of proofs (empty: none).
     pub book_file: String,
+    /// The evaluation: `<embedded>` (the network built in), `<linear>` (the hand-made linear
+    /// evaluation) or a network file's path.
+    pub eval_file: String,
 }
 
 impl Default for EngineOptions {
@@ -58,6 +61,7 @@ impl Default for EngineOptions {
             contempt: CONTEMPT_DEFAULT as Score,
             book: true,
             book_file: String::new(),
+            eval_file: EVAL_FILE_EMBEDDED.to_string(),
         }
     }
 }
@@ -73,7 +77,14 @@ pub enum OptionEffect {
     OpenTablebases,
     /// Load the book at the new `BookFile`.
     LoadBook,
+    /// Load the evaluation named by the new `EvalFile`.
+    LoadNetwork,
 }
+
+/// `EvalFile` values that name no file: the network built into the binary, and the hand-made
+/// linear evaluation.
+pub const EVAL_FILE_EMBEDDED: &str = "<embedded>";
+pub const EVAL_FILE_LINEAR: &str = "<linear>";
 
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum OptionError {
@@ -130,6 +141,7 @@ impl EngineOptions {
             "option name Syzygy50MoveRule type check default true".to_string(),
             "option name Book type check default true".to_string(),
             "option name BookFile type string default <empty>".to_string(),
+            format!("option name EvalFile type string default {EVAL_FILE_EMBEDDED}"),
             format!(
                 "option name Contempt type spin default {CONTEMPT_DEFAULT} min 0 max {CONTEMPT_MAX}"
             ),
@@ -206,6 +218,15 @@ impl EngineOptions {
                     v.to_string()
                 };
                 Ok(OptionEffect::LoadBook)
+            }
+            "evalfile" => {
+                let v = value.map(str::trim).unwrap_or_default();
+                self.eval_file = if v.is_empty() || v == "<empty>" {
+                    EVAL_FILE_EMBEDDED.to_string()
+                } else {
+                    v.to_string()
+                };
+                Ok(OptionEffect::LoadNetwork)
             }
             "syzygypath" => {
                 let v = value.map(str::trim).unwrap_or_default();

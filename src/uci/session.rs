@@ -12,7 +12,7 @@ use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use shakmaty::{Color, Position};
 
 use super::{
-    options::{EngineOptions, OptionEffect},
+    options::{EngineOptions, OptionEffect, EVAL_FILE_EMBEDDED, EVAL_FILE_LINEAR},
     parser::{parse, Go, GoParams, ParseError, StartPosition, UciCommand},
     responses::{Output, UciReporter},
 };
@@ -20,7 +20,10 @@ use crate::{
     engine::{Engine, SearchRequest},
     proof::book::ProofBook,
     rules::{movegen, notation, Game},
-    search::{Clock, SearchLimits},
+    search::{
+        nnue::{self, Network},
+        Clock, SearchLimits,
+    },
     tablebase::Tablebases,
 };
 
@@ -39,6 +42,8 @@ pub struct Session<W: Write + Send + 'static> {
     tablebases: Option<Arc<Tablebases>>,
     /// The book of `BookFile`, besides the embedded one.
     extra_book: Option<Arc<ProofBook>>,
+    /// The evaluation network (`None`: the linear evaluation).
+    network: Option<Arc<Network>>,
     done_tx: Sender<()>,
     done_rx: Receiver<()>,
     /// The GUI has set `UCI_Variant`; a GUI that never does may think Syotti plays chess.
@@ -60,6 +65,7 @@ impl<W: Write + Send + 'static> Session<W> {
             pending: VecDeque::new(),
             tablebases: None,
             extra_book: None,
+            network: nnue::embedded(),
             done_tx,
             done_rx,
             variant_set: false,
@@ -223,7 +229,34 @@ impl<W: Write + Send + 'static> Session<W> {
             }
             Ok(OptionEffect::OpenTablebases) => self.open_tablebases(),
             Ok(OptionEffect::LoadBook) => self.load_book(),
+            Ok(OptionEffect::LoadNetwork) => self.load_network(),
             Err(e) => self.error(&e.to_string()),
+        }
+    }
+
+    fn load_network(&mut self) {
+        let name = self.options.eval_file.clone();
+        let loaded = match name.as_str() {
+            EVAL_FILE_EMBEDDED => nnue::embedded()
+                .ok_or_else(|| "this build has no usable embedded network".to_string())
+                .map(Some),
+            EVAL_FILE_LINEAR => Ok(None),
+            path => Network::load(path)
+                .map(|n| Some(Arc::new(n)))
+                .map_err(|e| e.to_string()),
+        };
+        match loaded {
+            Ok(network) => {
+                self.say(&format!(
+                    "info string evaluation: {}",
+                    match &network {
+                        Some(_) => format!("network {name} ({})", nnue::simd_name()),
+                        None => "linear".to_string(),
+                    }
+                ));
+                self.network = network;
+            }
+            Err(e) => self.error(&format!("{e}; keeping the evaluation in use")),
         }
     }
 
@@ -340,6 +373,7 @@ impl<W: Write + Send + 'static> Session<W> {
             infinite: go.infinite,
             ponder: go.ponder,
             searchmoves,
+            spent: Duration::ZERO,
         }
     }
 
@@ -382,6 +416,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 .into_iter()
                 .chain(self.extra_book.clone())
                 .collect(),
+            network: self.network.clone(),
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

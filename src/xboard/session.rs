@@ -648,6 +648,7 @@ impl<W: Write + Send + 'static> Session<W> {
             } else {
                 Vec::new()
             },
+            network: crate::search::nnue::embedded(),
         };
         let reporter = Arc::new(XboardReporter {
             out: Arc::clone(&self.out),

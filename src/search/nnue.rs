@@ -1,0 +1,712 @@
+//! The learned evaluation (NNUE): a small network over the pieces' squares.
+//!
+//! Shape: 768 inputs per perspective (own or enemy piece × 6 roles × 64 squares, the squares
+//! flipped for Black so each side sees the board from its own first rank) → `HIDDEN` neurons, the
+//! same weights for both perspectives → squared clipped ReLU → one output per stalemate convention
+//! (the "head"), read from both perspectives' neurons, the side to move's first. Antichess and
+//! "stalemate is a draw" share a head; suicide (fewer pieces wins a stalemate) has its own, since
+//! its endgames are judged differently. So the convention is an input of the network that picks
+//! its last layer.
+//!
+//! Inference is in integers. The first layer's weights and the neurons (the "accumulator") are
+//! `i16` scaled by `QA`; the output weights are `i16` scaled by `QB`. The accumulator is updated
+//! incrementally: a move changes two to four inputs, so a child's accumulator is its parent's plus
+//! and minus a few weight rows. [`AccumulatorStack`] keeps one per ply and computes them lazily,
+//! only for the nodes that are evaluated, from the nearest computed ancestor.
+//!
+//! The loops are plain Rust, written so the compiler vectorises them; they are compiled twice, once
+//! for AVX2, and the AVX2 copy is chosen at run time when the CPU has it (the binary still runs on
+//! any x86-64, or any other target).
+//!
+//! A network may be trained on top of the hand-made linear evaluation (`Base::Linear`): it then
+//! learns only a correction, and the evaluation is the sum of the two.
+//!
+//! The network file: the magic `SYOTTINN`, then little-endian `u32`s (format version, inputs,
+//! hidden, heads, QA, QB, output scale, base: 0 none, 1 linear), then `i16` first-layer weights (input-major), `i16`
+//! first-layer biases, `i16` output weights (head-major, side to move's neurons first), `i32`
+//! output biases, and nothing after. `train::trainer` writes it; the engine embeds
+//! `nets/syotti.nnue` (see the README for how it was made) and the UCI option `EvalFile` loads
+//! another.
+
+use std::sync::Arc;
+
+use once_cell::sync::Lazy;
+use shakmaty::{Board, Color, Piece, Role};
+use thiserror::Error;
+
+use super::{Score, EVAL_LIMIT, MAX_PLY};
+use crate::rules::StalemateRule;
+
+/// Inputs per perspective.
+pub const INPUTS: usize = 768;
+/// Neurons per perspective.
+pub const HIDDEN: usize = 256;
+/// Output heads: one per family of stalemate conventions.
+pub const HEADS: usize = 2;
+/// Quantisation of the first layer (weights, biases, neurons) and of the output weights.
+pub const QA: i32 = 255;
+pub const QB: i32 = 1024;
+/// Centipawns per unit of the network's output.
+pub const SCALE: i32 = 400;
+/// The file format's version.
+pub const FORMAT_VERSION: u32 = 1;
+pub const MAGIC: &[u8; 8] = b"SYOTTINN";
+
+/// The network the engine embeds.
+static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/syotti.nnue");
+
+static EMBEDDED: Lazy<Option<Arc<Network>>> =
+    Lazy::new(|| Network::from_bytes(EMBEDDED_BYTES).ok().map(Arc::new));
+
+/// The embedded network (`None` only if the build embedded a bad file, which a test rules out).
+pub fn embedded() -> Option<Arc<Network>> {
+    EMBEDDED.clone()
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum NetworkError {
+    #[error("not a Syotti network file (bad magic)")]
+    Magic,
+    #[error("network format version {0}, this build reads version {FORMAT_VERSION}")]
+    Version(u32),
+    #[error("network shape {inputs}x{hidden}x{heads}, this build needs {INPUTS}x{HIDDEN}x{HEADS}")]
+    Shape {
+        inputs: u32,
+        hidden: u32,
+        heads: u32,
+    },
+    #[error("network quantisation QA={qa} QB={qb} scale={scale}, this build needs QA={QA} QB={QB} scale={SCALE}")]
+    Quantisation { qa: u32, qb: u32, scale: u32 },
+    #[error("unknown network base {0} (0: none, 1: linear)")]
+    Base(u32),
+    #[error("network file is {found} bytes, expected {expected}")]
+    Length { found: usize, expected: usize },
+    #[error("cannot read the network file {path}: {reason}")]
+    Io { path: String, reason: String },
+}
+
+/// What the network's output is added to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Base {
+    /// Nothing: the network is the whole evaluation.
+    #[default]
+    None,
+    /// The hand-made linear evaluation (`search::eval`) of the convention's weights.
+    Linear,
+}
+
+impl Base {
+    fn code(self) -> u32 {
+        match self {
+            Base::None => 0,
+            Base::Linear => 1,
+        }
+    }
+}
+
+/// A quantised network.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Network {
+    pub base: Base,
+    /// `INPUTS × HIDDEN`, input-major.
+    pub ft_weights: Vec<i16>,
+    pub ft_bias: Vec<i16>,
+    /// `HEADS × 2·HIDDEN`: the side to move's neurons' weights, then the opponent's.
+    pub out_weights: Vec<i16>,
+    pub out_bias: Vec<i32>,
+}
+
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Network({INPUTS}x{HIDDEN}x{HEADS})")
+    }
+}
+
+const HEADER_LEN: usize = 8 + 8 * 4;
+
+/// The file's length for this build's shape.
+pub const fn file_len() -> usize {
+    HEADER_LEN + 2 * (INPUTS * HIDDEN + HIDDEN + HEADS * 2 * HIDDEN) + 4 * HEADS
+}
+
+impl Network {
+    /// A network of zeros (it evaluates every position to 0).
+    pub fn zeroed() -> Network {
+        Network {
+            base: Base::None,
+            ft_weights: vec![0; INPUTS * HIDDEN],
+            ft_bias: vec![0; HIDDEN],
+            out_weights: vec![0; HEADS * 2 * HIDDEN],
+            out_bias: vec![0; HEADS],
+        }
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
+        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+            return Err(NetworkError::Magic);
+        }
+        let word = |i: usize| {
+            let at = 8 + 4 * i;
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        if word(0) != FORMAT_VERSION {
+            return Err(NetworkError::Version(word(0)));
+        }
+        let (inputs, hidden, heads) = (word(1), word(2), word(3));
+        if (inputs as usize, hidden as usize, heads as usize) != (INPUTS, HIDDEN, HEADS) {
+            return Err(NetworkError::Shape {
+                inputs,
+                hidden,
+                heads,
+            });
+        }
+        let (qa, qb, scale) = (word(4), word(5), word(6));
+        if (qa as i32, qb as i32, scale as i32) != (QA, QB, SCALE) {
+            return Err(NetworkError::Quantisation { qa, qb, scale });
+        }
+        let base = match word(7) {
+            0 => Base::None,
+            1 => Base::Linear,
+            other => return Err(NetworkError::Base(other)),
+        };
+        if bytes.len() != file_len() {
+            return Err(NetworkError::Length {
+                found: bytes.len(),
+                expected: file_len(),
+            });
+        }
+        let mut at = HEADER_LEN;
+        let mut read_i16 = |n: usize| {
+            let v: Vec<i16> = bytes[at..at + 2 * n]
+                .chunks_exact(2)
+                .map(|c| i16::from_le_bytes([c[0], c[1]]))
+                .collect();
+            at += 2 * n;
+            v
+        };
+        let ft_weights = read_i16(INPUTS * HIDDEN);
+        let ft_bias = read_i16(HIDDEN);
+        let out_weights = read_i16(HEADS * 2 * HIDDEN);
+        let out_bias = bytes[file_len() - 4 * HEADS..]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        Ok(Network {
+            base,
+            ft_weights,
+            ft_bias,
+            out_weights,
+            out_bias,
+        })
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(file_len());
+        out.extend_from_slice(MAGIC);
+        for w in [
+            FORMAT_VERSION,
+            INPUTS as u32,
+            HIDDEN as u32,
+            HEADS as u32,
+            QA as u32,
+            QB as u32,
+            SCALE as u32,
+            self.base.code(),
+        ] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for v in self
+            .ft_weights
+            .iter()
+            .chain(&self.ft_bias)
+            .chain(&self.out_weights)
+        {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        for b in &self.out_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads a network file.
+    pub fn load(path: &str) -> Result<Network, NetworkError> {
+        let io = |e: std::io::Error| NetworkError::Io {
+            path: path.to_string(),
+            reason: e.to_string(),
+        };
+        let len = std::fs::metadata(path).map_err(io)?.len();
+        // A file of the wrong size is refused before it is read (it may be anything).
+        if len != file_len() as u64 {
+            return Err(NetworkError::Length {
+                found: usize::try_from(len).unwrap_or(usize::MAX),
+                expected: file_len(),
+            });
+        }
+        Network::from_bytes(&std::fs::read(path).map_err(io)?)
+    }
+
+    fn row(&self, feature: usize) -> &[i16] {
+        &self.ft_weights[feature * HIDDEN..(feature + 1) * HIDDEN]
+    }
+
+    /// The accumulator of `board`, from scratch.
+    pub fn refresh(&self, board: &Board, acc: &mut Accumulator) {
+        for persp in [Color::White, Color::Black] {
+            let mut features = [0usize; 32];
+            let mut n = 0;
+            for (sq, piece) in board.iter() {
+                if n < features.len() {
+                    features[n] = feature(persp, piece, sq);
+                    n += 1;
+                }
+            }
+            let v = &mut acc.v[persp as usize];
+            v.copy_from_slice(&self.ft_bias);
+            // More than 32 pieces cannot be on a legal board; a board that has them still gets
+            // its first 32 counted.
+            for &f in &features[..n] {
+                kernels::add(v, self.row(f));
+            }
+        }
+    }
+
+    /// `child` = `parent` updated for the pieces that differ between the two boards.
+    pub fn update(&self, parent: &Accumulator, from: &Board, to: &Board, child: &mut Accumulator) {
+        // A move changes at most four (square, piece) pairs (en passant: three; a promotion with
+        // a capture: three); anything else is refreshed.
+        let blank = (
+            Piece {
+                color: Color::White,
+                role: Role::Pawn,
+            },
+            shakmaty::Square::A1,
+        );
+        let mut added = [blank; 4];
+        let mut removed = added;
+        let (mut n_add, mut n_rem) = (0, 0);
+        for color in [Color::White, Color::Black] {
+            for role in Role::ALL {
+                let piece = Piece { color, role };
+                let before = from.by_piece(piece);
+                let after = to.by_piece(piece);
+                for sq in after & !before {
+                    if n_add == 4 {
+                        self.refresh(to, child);
+                        return;
+                    }
+                    added[n_add] = (piece, sq);
+                    n_add += 1;
+                }
+                for sq in before & !after {
+                    if n_rem == 4 {
+                        self.refresh(to, child);
+                        return;
+                    }
+                    removed[n_rem] = (piece, sq);
+                    n_rem += 1;
+                }
+            }
+        }
+        for persp in [Color::White, Color::Black] {
+            let mut adds = [0usize; 4];
+            let mut subs = [0usize; 4];
+            for (i, &(piece, sq)) in added[..n_add].iter().enumerate() {
+                adds[i] = feature(persp, piece, sq);
+            }
+            for (i, &(piece, sq)) in removed[..n_rem].iter().enumerate() {
+                subs[i] = feature(persp, piece, sq);
+            }
+            let out = &mut child.v[persp as usize];
+            out.copy_from_slice(&parent.v[persp as usize]);
+            for &f in &adds[..n_add] {
+                kernels::add(out, self.row(f));
+            }
+            for &f in &subs[..n_rem] {
+                kernels::sub(out, self.row(f));
+            }
+        }
+    }
+
+    /// The evaluation in centipawns for `turn` to move, under `rule`'s head.
+    pub fn evaluate(&self, acc: &Accumulator, turn: Color, rule: StalemateRule) -> Score {
+        let head = head(rule);
+        let w = &self.out_weights[head * 2 * HIDDEN..(head + 1) * 2 * HIDDEN];
+        let sum = kernels::output(&acc.v[turn as usize], &w[..HIDDEN])
+            + kernels::output(&acc.v[!turn as usize], &w[HIDDEN..]);
+        let raw = sum / QA as i64 + self.out_bias[head] as i64;
+        let cp = raw * SCALE as i64 / (QA * QB) as i64;
+        cp.clamp(-(EVAL_LIMIT as i64), EVAL_LIMIT as i64) as Score
+    }
+
+    /// The whole evaluation of a position (the network plus its base), from scratch.
+    pub fn evaluate_position(
+        &self,
+        pos: &shakmaty::variant::Antichess,
+        rule: StalemateRule,
+    ) -> Score {
+        use shakmaty::Position;
+        let net = self.evaluate_board(pos.board(), pos.turn(), rule);
+        (net + self.base_eval(pos, rule)).clamp(-EVAL_LIMIT, EVAL_LIMIT)
+    }
+
+    /// The base evaluation the network's output is added to.
+    #[inline]
+    pub fn base_eval(&self, pos: &shakmaty::variant::Antichess, rule: StalemateRule) -> Score {
+        match self.base {
+            Base::None => 0,
+            Base::Linear => {
+                super::eval::evaluate_with(pos, super::eval::EvalParams::for_rule(rule))
+            }
+        }
+    }
+
+    /// The network's own output for a board, from scratch (tests and tools; the search updates
+    /// incrementally).
+    pub fn evaluate_board(&self, board: &Board, turn: Color, rule: StalemateRule) -> Score {
+        let mut acc = Accumulator::default();
+        self.refresh(board, &mut acc);
+        self.evaluate(&acc, turn, rule)
+    }
+}
+
+/// The head a stalemate convention reads.
+pub const fn head(rule: StalemateRule) -> usize {
+    match rule {
+        StalemateRule::StalematedSideWins | StalemateRule::Draw => 0,
+        StalemateRule::FewerPiecesWins => 1,
+    }
+}
+
+/// The input index of `piece` on `sq` seen from `persp`.
+#[inline]
+pub fn feature(persp: Color, piece: Piece, sq: shakmaty::Square) -> usize {
+    let side = usize::from(piece.color != persp);
+    let sq = match persp {
+        Color::White => sq as usize,
+        Color::Black => sq as usize ^ 56,
+    };
+    side * 384 + (piece.role as usize - 1) * 64 + sq
+}
+
+/// The neurons of both perspectives, indexed by `Color as usize`.
+#[derive(Clone)]
+#[repr(C, align(64))]
+pub struct Accumulator {
+    pub v: [[i16; HIDDEN]; 2],
+}
+
+impl Default for Accumulator {
+    fn default() -> Self {
+        Accumulator {
+            v: [[0; HIDDEN]; 2],
+        }
+    }
+}
+
+/// One accumulator per ply of the search path, computed when a node at that ply is evaluated.
+pub struct AccumulatorStack {
+    net: Arc<Network>,
+    acc: Vec<Accumulator>,
+    boards: Vec<Board>,
+    /// The node at this ply was entered (so its board is the current path's).
+    entered: Vec<bool>,
+    /// Its accumulator is up to date.
+    computed: Vec<bool>,
+}
+
+impl AccumulatorStack {
+    pub fn new(net: Arc<Network>) -> AccumulatorStack {
+        let plies = MAX_PLY + 2;
+        AccumulatorStack {
+            net,
+            acc: vec![Accumulator::default(); plies],
+            boards: vec![Board::empty(); plies],
+            entered: vec![false; plies],
+            computed: vec![false; plies],
+        }
+    }
+
+    /// A node at `ply` is entered: its board replaces the one there. Every node at `ply + 1`
+    /// entered from now on is its child.
+    #[inline]
+    pub fn enter(&mut self, ply: usize, board: &Board) {
+        if ply < self.boards.len() {
+            self.boards[ply].clone_from(board);
+            self.entered[ply] = true;
+            self.computed[ply] = false;
+        }
+    }
+
+    /// The evaluation of the node at `ply` (entered with `enter`).
+    pub fn evaluate(&mut self, ply: usize, turn: Color, rule: StalemateRule) -> Score {
+        let ply = ply.min(self.boards.len() - 1);
+        // The nearest ancestor whose accumulator is known, through entered plies only.
+        let mut from = ply;
+        while !self.computed[from] && from > 0 && self.entered[from - 1] && ply - from < 16 {
+            from -= 1;
+        }
+        if !self.computed[from] {
+            let (acc, board) = (&mut self.acc[from], &self.boards[from]);
+            self.net.refresh(board, acc);
+            self.computed[from] = true;
+        }
+        for p in from + 1..=ply {
+            let (done, rest) = self.acc.split_at_mut(p);
+            self.net.update(
+                &done[p - 1],
+                &self.boards[p - 1],
+                &self.boards[p],
+                &mut rest[0],
+            );
+            self.computed[p] = true;
+        }
+        self.net.evaluate(&self.acc[ply], turn, rule)
+    }
+
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+}
+
+/// The vector loops, with a run-time choice of the AVX2 build of each.
+mod kernels {
+    use super::{HIDDEN, QA};
+
+    #[inline(always)]
+    fn add_generic(acc: &mut [i16], row: &[i16]) {
+        for (a, &w) in acc.iter_mut().zip(row) {
+            *a = a.wrapping_add(w);
+        }
+    }
+
+    #[inline(always)]
+    fn sub_generic(acc: &mut [i16], row: &[i16]) {
+        for (a, &w) in acc.iter_mut().zip(row) {
+            *a = a.wrapping_sub(w);
+        }
+    }
+
+    /// Σ clamp(v, 0, QA)² · w: each product is below 2³¹ (QA² · |w| with |w| < 2¹⁵ / 16), eight
+    /// of them are summed in `i32` and the chunks in `i64`.
+    #[inline(always)]
+    fn output_generic(acc: &[i16], weights: &[i16]) -> i64 {
+        let mut total = 0i64;
+        for (a, w) in acc.chunks_exact(8).zip(weights.chunks_exact(8)) {
+            let mut sum = 0i32;
+            for (&v, &w) in a.iter().zip(w) {
+                let c = i32::from(v.clamp(0, QA as i16));
+                sum += c * c * i32::from(w);
+            }
+            total += i64::from(sum);
+        }
+        total
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod avx2 {
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn add(acc: &mut [i16], row: &[i16]) {
+            super::add_generic(acc, row)
+        }
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn sub(acc: &mut [i16], row: &[i16]) {
+            super::sub_generic(acc, row)
+        }
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn output(acc: &[i16], weights: &[i16]) -> i64 {
+            super::output_generic(acc, weights)
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    fn has_avx2() -> bool {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+
+    #[inline]
+    pub fn add(acc: &mut [i16; HIDDEN], row: &[i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2::add(acc, row) };
+        }
+        add_generic(acc, row)
+    }
+
+    #[inline]
+    pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16]) {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2::sub(acc, row) };
+        }
+        sub_generic(acc, row)
+    }
+
+    #[inline]
+    pub fn output(acc: &[i16; HIDDEN], weights: &[i16]) -> i64 {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            // SAFETY: the CPU has AVX2, checked just above.
+            return unsafe { avx2::output(acc, weights) };
+        }
+        output_generic(acc, weights)
+    }
+
+    /// Which build of the loops runs on this CPU, for the engine's banner.
+    pub fn name() -> &'static str {
+        #[cfg(target_arch = "x86_64")]
+        if has_avx2() {
+            return "avx2";
+        }
+        "generic"
+    }
+}
+
+/// Which build of the network's loops this CPU runs (`avx2` or `generic`).
+pub fn simd_name() -> &'static str {
+    kernels::name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::parse_fen;
+    use shakmaty::{Position, Square};
+
+    fn random_network(seed: u64) -> Network {
+        let mut rng = crate::train::Rng::new(seed);
+        let mut net = Network::zeroed();
+        let mut small = |limit: i64| (rng.next_u64() % (2 * limit as u64 + 1)) as i64 - limit;
+        for w in &mut net.ft_weights {
+            *w = small(60) as i16;
+        }
+        for b in &mut net.ft_bias {
+            *b = small(200) as i16;
+        }
+        for w in &mut net.out_weights {
+            *w = small(2000) as i16;
+        }
+        for b in &mut net.out_bias {
+            *b = small(100_000) as i32;
+        }
+        net
+    }
+
+    #[test]
+    fn the_embedded_network_loads() {
+        assert!(embedded().is_some());
+    }
+
+    #[test]
+    fn files_round_trip_and_bad_files_are_refused() {
+        let net = random_network(7);
+        let bytes = net.to_bytes();
+        assert_eq!(bytes.len(), file_len());
+        assert_eq!(Network::from_bytes(&bytes), Ok(net));
+        assert_eq!(Network::from_bytes(b"nonsense"), Err(NetworkError::Magic));
+        let mut short = bytes.clone();
+        short.pop();
+        assert!(matches!(
+            Network::from_bytes(&short),
+            Err(NetworkError::Length { .. })
+        ));
+        let mut other = bytes;
+        other[16..20].copy_from_slice(&7u32.to_le_bytes()); // hidden = 7
+        assert!(matches!(
+            Network::from_bytes(&other),
+            Err(NetworkError::Shape { hidden: 7, .. })
+        ));
+    }
+
+    #[test]
+    fn incremental_updates_match_a_refresh_along_a_game() {
+        let net = Arc::new(random_network(11));
+        // Quiet moves, captures, en passant, promotions to a king and to a queen with capture.
+        let fens = [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
+            "rnbqkbnr/ppp1pppp/8/8/3pP3/8/PPPP1PPP/RNBQKBNR b - e3 0 3",
+            "1n6/P7/8/8/8/8/8/7k w - - 0 1",
+        ];
+        for fen in fens {
+            let mut pos = parse_fen(fen).expect("valid");
+            let mut stack = AccumulatorStack::new(net.clone());
+            stack.enter(0, pos.board());
+            for ply in 1..40 {
+                let moves = crate::rules::movegen::legal_moves(&pos);
+                let Some(&m) = moves.get(ply % moves.len().max(1)) else {
+                    break;
+                };
+                pos.play_unchecked(m);
+                stack.enter(ply, pos.board());
+                for rule in [
+                    StalemateRule::StalematedSideWins,
+                    StalemateRule::FewerPiecesWins,
+                ] {
+                    assert_eq!(
+                        stack.evaluate(ply, pos.turn(), rule),
+                        net.evaluate_board(pos.board(), pos.turn(), rule),
+                        "{fen} ply {ply}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn perspectives_mirror() {
+        // The same position seen by the other side (ranks flipped, colours swapped) gets the
+        // same evaluation.
+        let net = random_network(3);
+        let a = parse_fen("rn2k3/pp6/8/3q4/8/2N5/P4PPP/4K1NR w - - 0 1").expect("valid");
+        let b = parse_fen("4k1nr/p4ppp/2n5/8/3Q4/8/PP6/RN2K3 b - - 0 1").expect("valid");
+        let rule = StalemateRule::StalematedSideWins;
+        assert_eq!(
+            net.evaluate_board(a.board(), a.turn(), rule),
+            net.evaluate_board(b.board(), b.turn(), rule)
+        );
+        assert_eq!(
+            feature(
+                Color::White,
+                Piece {
+                    color: Color::White,
+                    role: Role::Pawn
+                },
+                Square::A2
+            ),
+            8
+        );
+        assert_eq!(
+            feature(
+                Color::Black,
+                Piece {
+                    color: Color::White,
+                    role: Role::Pawn
+                },
+                Square::A2
+            ),
+            384 + 48
+        );
+    }
+
+    #[test]
+    fn simd_and_generic_loops_agree() {
+        let net = random_network(5);
+        let mut acc = Accumulator::default();
+        let pos =
+            parse_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1").expect("valid");
+        net.refresh(pos.board(), &mut acc);
+        let w = &net.out_weights[..HIDDEN];
+        let generic: i64 = acc.v[1]
+            .iter()
+            .zip(w)
+            .map(|(&v, &w)| {
+                let c = i64::from(v.clamp(0, QA as i16));
+                c * c * i64::from(w)
+            })
+            .sum();
+        assert_eq!(kernels::output(&acc.v[1], w), generic);
+    }
+}

@@ -1,0 +1,184 @@
+//! The evaluation network end to end: `syotti datagen` and `syotti train` make a network that
+//! the engine loads with `EvalFile`; the embedded network judges simple positions sensibly.
+
+mod common;
+
+use std::{path::PathBuf, process::Command, time::Duration};
+
+use common::Engine;
+use syotti::{
+    rules::{parse_fen, Position, StalemateRule},
+    search::nnue,
+};
+
+fn syotti(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_syotti"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn temp_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("syotti-nnue-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn path(dir: &std::path::Path, name: &str) -> String {
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+#[test]
+fn datagen_and_train_make_a_network_the_engine_loads() {
+    let dir = temp_dir();
+    let data = path(&dir, "data.txt");
+    let again = path(&dir, "again.txt");
+    for out in [&data, &again] {
+        let run = syotti(&[
+            "datagen",
+            "--games",
+            "6",
+            "--nodes",
+            "400",
+            "--threads",
+            "1",
+            "--seed",
+            "9",
+            "--out",
+            out,
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&data).expect("data written");
+    // Same seed, same games.
+    assert_eq!(text, std::fs::read_to_string(&again).expect("data written"));
+    // On two threads too, in the order the games finish.
+    let two = path(&dir, "two.txt");
+    let run = syotti(&[
+        "datagen",
+        "--games",
+        "6",
+        "--nodes",
+        "400",
+        "--threads",
+        "2",
+        "--seed",
+        "9",
+        "--out",
+        &two,
+    ]);
+    assert!(run.status.success());
+    let sorted = |t: &str| {
+        let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+        lines.sort();
+        lines
+    };
+    assert_eq!(
+        sorted(&text),
+        sorted(&std::fs::read_to_string(&two).expect("data written"))
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 20, "{} positions", lines.len());
+    for (i, line) in lines.iter().enumerate() {
+        let sample = syotti::train::data::parse_line(line, i + 1).expect("datagen's own format");
+        // Only quiet positions: the evaluation never sees a position with a capture to make.
+        assert!(sample.pos.capture_moves().is_empty(), "{line}");
+    }
+
+    let net = path(&dir, "net.nnue");
+    let twin = path(&dir, "twin.nnue");
+    for out in [&net, &twin] {
+        let run = syotti(&[
+            "train",
+            "--data",
+            &data,
+            "--epochs",
+            "2",
+            "--batch",
+            "64",
+            "--threads",
+            "2",
+            "--out",
+            out,
+        ]);
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let log = String::from_utf8_lossy(&run.stderr).into_owned();
+        assert!(log.contains("epoch   2"), "{log}");
+    }
+    // Training is deterministic for a seed, whatever the order of the lines and the threads.
+    let bytes = std::fs::read(&net).expect("network written");
+    assert_eq!(bytes, std::fs::read(&twin).expect("network written"));
+    assert!(nnue::Network::from_bytes(&bytes).is_ok());
+
+    let mut engine = Engine::start();
+    engine.send("uci");
+    let options = engine.until("uciok");
+    assert!(options
+        .iter()
+        .any(|l| l == "option name EvalFile type string default <embedded>"));
+    engine.send(&format!("setoption name EvalFile value {net}"));
+    engine.send("isready");
+    let said = engine.until("readyok");
+    assert!(
+        said.iter()
+            .any(|l| l.starts_with("info string evaluation: network")),
+        "{said:?}"
+    );
+    engine.send("position startpos moves e2e3");
+    engine.send("go depth 6");
+    engine.until("bestmove");
+    // A file that is not a network is refused and the engine keeps the one it had.
+    for bad in [data.as_str(), "/no/such/file.nnue"] {
+        engine.send(&format!("setoption name EvalFile value {bad}"));
+        let said = engine.until("info string error:");
+        assert!(said
+            .last()
+            .is_some_and(|l| l.contains("keeping the evaluation in use")));
+    }
+    engine.send("setoption name EvalFile value <linear>");
+    engine.send("go depth 5");
+    engine.until("bestmove");
+    engine.send("quit");
+    assert!(engine.wait_exit(Duration::from_secs(10)).is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_are_refused() {
+    let run = syotti(&[
+        "train",
+        "--data",
+        "/no/such/data.txt",
+        "--out",
+        "/tmp/x.nnue",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = syotti(&["datagen", "--suicide-share", "2", "--out", "/tmp/x.txt"]);
+    assert_eq!(run.status.code(), Some(2));
+    let run = syotti(&["datagen", "--threads", "0", "--out", "/tmp/x.txt"]);
+    assert_eq!(run.status.code(), Some(2));
+}
+
+#[test]
+fn the_embedded_network_prefers_fewer_pieces() {
+    let net = nnue::embedded().expect("the embedded network loads");
+    // White to move with one king against a whole army, and the reverse.
+    let light = parse_fen("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w - - 0 1").expect("valid");
+    let heavy = parse_fen("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1").expect("valid");
+    for rule in [
+        StalemateRule::StalematedSideWins,
+        StalemateRule::FewerPiecesWins,
+    ] {
+        let good = net.evaluate_position(&light, rule);
+        let bad = net.evaluate_position(&heavy, rule);
+        assert!(good > 200 && bad < -200, "{rule}: {good} {bad}");
+    }
+}

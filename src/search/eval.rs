@@ -1,5 +1,8 @@
 //! Static evaluation for antichess, from the side to move's point of view.
 //!
+//! This hand-made evaluation is also the base of the learned one: the embedded network
+//! (`nnue`) is trained as a correction added to it, and `EvalFile <linear>` plays with it alone.
+//!
 //! Antichess turns chess values around. Owning pieces is mostly a burden, more so early, when
 //! every piece is one the opponent can force us to keep; late in the game minor pieces and kings
 //! are flexible tempo-makers and become assets, while pawns and queens stay burdens. Material is

@@ -6,9 +6,11 @@
 //! exact. Forced replies (a single legal move) are extended by one ply: in antichess they are
 //! common and cost almost nothing to follow.
 //!
-//! Late quiet moves are searched one or two plies shallower first (late-move reductions) and
-//! again at full depth if they beat alpha, and a deep node the table has no move for is searched a
-//! ply shallower (internal iterative reduction). There is no null-move pruning: in antichess the side
+//! Late quiet moves are searched one or two plies shallower first (late-move reductions, less
+//! for a move with a good history, more for a bad one) and again at full depth if they beat
+//! alpha, and a deep node the table has no move for is searched a ply shallower (internal
+//! iterative reduction). A table move that alone holds its node (singular: the other moves fail
+//! well below its score in a shallower search without it) is searched a ply deeper. There is no null-move pruning: in antichess the side
 //! to move is very often in zugzwang (any move it makes helps the opponent), which is exactly
 //! where a null move lies.
 //!
@@ -49,10 +51,18 @@ impl LmrTable {
 
 static LMR_TABLE: once_cell::sync::Lazy<LmrTable> = once_cell::sync::Lazy::new(LmrTable::new);
 
+/// A quiet move's history (its ordering score) changes its reduction by a ply per this much.
+const LMR_HISTORY_DIVISOR: Score = 8_192;
+
 /// Reverse futility pruning: at a quiet node this shallow, a static evaluation this far above
 /// beta is taken as a fail high without searching.
 const RFP_DEPTH: i32 = 5;
 const RFP_MARGIN: Score = 100;
+
+/// Singular extensions apply from this depth; the other moves must fail this many
+/// centipawns per ply below the table's score.
+const SE_DEPTH: i32 = 8;
+const SE_MARGIN: Score = 2;
 
 /// Internal iterative reduction applies from this depth.
 const IIR_DEPTH: i32 = 4;
@@ -78,11 +88,12 @@ fn late_move_reduction(
     depth: i32,
     pv_node: bool,
     improving: bool,
+    history: Score,
 ) -> i32 {
     if depth < 3 || index < 3 || !ordinary {
         return 0;
     }
-    let mut r = LMR_TABLE.get(depth as usize, index);
+    let mut r = LMR_TABLE.get(depth as usize, index) - history / LMR_HISTORY_DIVISOR;
     if pv_node {
         r -= 1;
     }
@@ -140,7 +151,8 @@ impl SearchContext<'_> {
             return alpha;
         }
         let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
-        if ply > 0 {
+        let excluded = self.excluded[ply];
+        if ply > 0 && excluded.is_none() {
             if let Some(score) = self.tablebase_score(pos, ply) {
                 self.tt.store(
                     key,
@@ -160,7 +172,7 @@ impl SearchContext<'_> {
         let pv_node = beta - alpha > 1;
         let hit = self.tt.probe(key);
         if let Some(hit) = hit {
-            if !pv_node && hit.depth >= depth {
+            if !pv_node && excluded.is_none() && hit.depth >= depth {
                 let score = score_from_tt(hit.score, ply);
                 let usable = match hit.bound {
                     Bound::Exact => true,
@@ -223,6 +235,39 @@ impl SearchContext<'_> {
             }
         });
 
+        // Singular extension: when every move but the table's fails well below the table's
+        // score in a shallower search that leaves it out, the table move alone holds the node
+        // and is searched a ply deeper. When even the others beat beta there, the node fails
+        // high without the full search (multi-cut).
+        let mut tt_extension = 0;
+        if let (Some(ttm), Some(h)) = (tt_move, hit) {
+            let tt_score = score_from_tt(h.score, ply);
+            if excluded.is_none()
+                && ply > 0
+                && depth >= SE_DEPTH
+                && h.depth >= depth - 3
+                && h.bound != Bound::Upper
+                && moves.len() > 1
+                && !decided
+                && tt_score.abs() < MATE_BOUND
+                && (ply as i32) < 2 * self.root_depth
+            {
+                let singular_beta = tt_score - SE_MARGIN * depth;
+                self.excluded[ply] = Some(ttm);
+                let score =
+                    self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+                self.excluded[ply] = None;
+                if self.stopped {
+                    return 0;
+                }
+                if score < singular_beta {
+                    tt_extension = 1;
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                }
+            }
+        }
+
         let original_alpha = alpha;
         score_moves(self, pos, moves, tt_move, ply, &mut scratch.scored);
         let (scored, tried) = (&mut scratch.scored, &mut scratch.tried);
@@ -230,6 +275,9 @@ impl SearchContext<'_> {
         let mut best_move = None;
         for index in 0..scored.len() {
             let m = pick(scored, index);
+            if Some(m) == excluded {
+                continue;
+            }
             // Asked once per move, and only where a reduction or pruning could follow (the
             // pruning limit is never below three moves).
             let ordinary = index >= 3
@@ -241,10 +289,19 @@ impl SearchContext<'_> {
             let mut child = pos.clone();
             child.play_unchecked(m);
             self.keys.push(hash::key_after(pos, key, m, &child));
+            self.played[ply] = Some((m.role(), m.to()));
+            let extension = if Some(m) == tt_move { tt_extension } else { 0 };
             let score = if index == 0 {
-                -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                -self.negamax(&child, depth - 1 + extension, -beta, -alpha, ply + 1)
             } else {
-                let reduction = late_move_reduction(ordinary, index, depth, pv_node, improving);
+                let reduction = late_move_reduction(
+                    ordinary,
+                    index,
+                    depth,
+                    pv_node,
+                    improving,
+                    scored[index].1,
+                );
                 let mut probe =
                     -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
                 if probe > alpha && reduction > 0 && !self.stopped {
@@ -278,6 +335,10 @@ impl SearchContext<'_> {
         }
         if self.stopped {
             return 0;
+        }
+        if excluded.is_some() {
+            // A search without the table move says nothing the table should keep.
+            return best;
         }
 
         let bound = if best >= beta {

@@ -9,7 +9,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use shakmaty::{variant::Antichess, Color, Move, Position};
+use shakmaty::{variant::Antichess, Color, Move, Position, Role, Square};
 
 use super::{
     eval::{evaluate_with, EvalParams},
@@ -25,6 +25,18 @@ use crate::{
 /// How often (in nodes) the clock and the stop flag are looked at.
 const CHECK_EVERY: u64 = 1024;
 
+/// Entries of the continuation history: side × previous role × previous destination × role ×
+/// destination.
+const CONT_HISTORY_SIZE: usize = 2 * 6 * 64 * 6 * 64;
+
+/// The continuation-history slot of a move by `role` to `to` for `side`, answering a move by
+/// `previous.0` to `previous.1`.
+pub(super) fn cont_index(side: usize, previous: (Role, Square), role: Role, to: Square) -> usize {
+    let prev = (previous.0 as usize - 1) * 64 + previous.1 as usize;
+    let this = (role as usize - 1) * 64 + to as usize;
+    (side * 384 + prev) * 384 + this
+}
+
 pub(super) struct SearchContext<'a> {
     pub tt: &'a TranspositionTable,
     pub control: &'a SearchControl,
@@ -38,6 +50,14 @@ pub(super) struct SearchContext<'a> {
     pub killers: [[Option<Move>; 2]; MAX_PLY + 1],
     /// Quiet-move history by side, from-square and to-square.
     pub history: Box<[[[Score; 64]; 64]; 2]>,
+    /// Continuation history: how well a quiet move has answered the opponent's move just
+    /// before it, by side, that move's role and destination, and this move's role and
+    /// destination (see [`cont_index`]).
+    pub cont_history: Vec<Score>,
+    /// The move made at each ply of the current path, as its role and destination.
+    pub played: Vec<Option<(Role, Square)>>,
+    /// The move a singular-extension search at each ply leaves out.
+    pub excluded: Vec<Option<Move>>,
     /// Triangular PV table: `pv[ply]` is the best line found from that ply.
     pub pv: Vec<Vec<Move>>,
     pub stopped: bool,
@@ -93,6 +113,9 @@ impl<'a> SearchContext<'a> {
             seldepth: 0,
             killers: [[None; 2]; MAX_PLY + 1],
             history: Box::new([[[0; 64]; 64]; 2]),
+            cont_history: vec![0; CONT_HISTORY_SIZE],
+            played: vec![None; MAX_PLY + 2],
+            excluded: vec![None; MAX_PLY + 2],
             pv: vec![Vec::new(); MAX_PLY + 2],
             stopped: false,
             start: Instant::now(),
@@ -282,5 +305,11 @@ impl<'a> SearchContext<'a> {
 
     pub fn side_index(color: Color) -> usize {
         color as usize
+    }
+
+    /// The continuation-history slot for quiet move `m` at `ply`, if the move before it is known.
+    pub fn cont_slot(&self, side: usize, m: Move, ply: usize) -> Option<usize> {
+        let previous = self.played.get(ply.checked_sub(1)?).copied().flatten()?;
+        Some(cont_index(side, previous, m.role(), m.to()))
     }
 }

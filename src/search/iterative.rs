@@ -387,6 +387,7 @@ fn search_line(
         let mut child = root.clone();
         child.play_unchecked(m);
         ctx.keys.push(hash::key_after(root, root_key, m, &child));
+        ctx.played[0] = Some((m.role(), m.to()));
         let score = if index == line {
             -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
         } else {

@@ -3,8 +3,9 @@
 //! In antichess a capture is compulsory whenever one exists, so a node's moves are either all
 //! captures or all quiet. Among captures we prefer those after which our capturing piece can be
 //! taken back (we want to lose pieces), and among those capturing with a heavier burden. Among
-//! quiet moves, killers and history come first, and a move that offers a piece (to a square the
-//! opponent attacks) gets a bonus: it forces the opponent to capture.
+//! quiet moves, killers come first, then history (by squares, plus a continuation history of how
+//! well the move answered the opponent's last move), and a move that offers a piece (to a square
+//! the opponent attacks) gets a bonus: it forces the opponent to capture.
 
 use shakmaty::{variant::Antichess, Move, Position, Role};
 
@@ -13,9 +14,10 @@ use super::{context::SearchContext, Score};
 const TT_MOVE: Score = 1_000_000;
 const RECAPTURABLE: Score = 100_000;
 const CAPTURE: Score = 50_000;
-const KILLER: [Score; 2] = [40_000, 39_000];
-/// Ordering scores from here up are the table move, captures and killers.
-pub(super) const KILLER_MIN: Score = 39_000;
+const KILLER: [Score; 2] = [48_000, 47_000];
+/// Ordering scores from here up are the table move, captures and killers (a quiet move's
+/// history, continuation history and offer bonus stay below).
+pub(super) const KILLER_MIN: Score = 47_000;
 const OFFER: Score = 8_000;
 /// History scores are kept below this.
 pub(super) const HISTORY_MAX: Score = 16_000;
@@ -78,12 +80,20 @@ pub(super) fn score_moves(
         } else if ctx.killers[ply][1] == Some(m) {
             KILLER[1]
         } else {
-            let from = m.from().map_or(0, |s| s as usize);
             let offer = if lands_attacked(pos, m) { OFFER } else { 0 };
-            ctx.history[side][from][m.to() as usize] + offer
+            quiet_history(ctx, side, m, ply) + offer
         };
         (m, score)
     }));
+}
+
+/// A quiet move's history: by its squares, plus how well it has answered the move before it.
+pub(super) fn quiet_history(ctx: &SearchContext, side: usize, m: Move, ply: usize) -> Score {
+    let from = m.from().map_or(0, |s| s as usize);
+    let cont = ctx
+        .cont_slot(side, m, ply)
+        .map_or(0, |slot| ctx.cont_history[slot]);
+    ctx.history[side][from][m.to() as usize] + cont
 }
 
 /// Takes the best-scored move out of `scored[index..]` into `scored[index]` (selection sort).
@@ -113,11 +123,16 @@ pub(super) fn reward_quiet(
     }
     let side = SearchContext::side_index(pos.turn());
     let bonus = (depth * depth).min(400);
+    // Gravity: large entries move less, so scores stay within ±HISTORY_MAX.
+    let gravity = |entry: &mut Score, delta: Score| {
+        *entry += delta - *entry * delta.abs() / HISTORY_MAX;
+    };
     let mut adjust = |mv: Move, delta: Score| {
         let from = mv.from().map_or(0, |s| s as usize);
-        let entry = &mut ctx.history[side][from][mv.to() as usize];
-        // Gravity: large entries move less, so scores stay within ±HISTORY_MAX.
-        *entry += delta - *entry * delta.abs() / HISTORY_MAX;
+        gravity(&mut ctx.history[side][from][mv.to() as usize], delta);
+        if let Some(slot) = ctx.cont_slot(side, mv, ply) {
+            gravity(&mut ctx.cont_history[slot], delta);
+        }
     };
     adjust(m, bonus);
     for &other in tried {

@@ -10,9 +10,9 @@
 //! for a move with a good history, more for a bad one) and again at full depth if they beat
 //! alpha, and a deep node the table has no move for is searched a ply shallower (internal
 //! iterative reduction). A table move that alone holds its node (singular: the other moves fail
-//! well below its score in a shallower search without it) is searched a ply deeper. There is no null-move pruning: in antichess the side
-//! to move is very often in zugzwang (any move it makes helps the opponent), which is exactly
-//! where a null move lies.
+//! well below its score in a shallower search without it) is searched a ply deeper. There is no
+//! null-move pruning: in antichess the side to move is very often in zugzwang (any move it makes
+//! helps the opponent), which is exactly where a null move lies.
 //!
 //! At quiet nodes the static evaluation is compared with the one two plies up (the same side to
 //! move): when it has not improved, late quiet moves are pruned sooner (two thirds of the usual

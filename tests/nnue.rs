@@ -18,6 +18,17 @@ fn syotti(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Runs `syotti` with `args` and checks that it succeeded (its stderr on failure).
+fn syotti_ok(args: &[&str]) -> std::process::Output {
+    let run = syotti(args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    run
+}
+
 fn temp_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("syotti-nnue-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -30,7 +41,7 @@ fn path(dir: &std::path::Path, name: &str) -> String {
 
 /// Six games at 400 nodes a move from seed 9 on `threads` threads, into `out`.
 fn datagen(threads: &str, out: &str) {
-    let run = syotti(&[
+    syotti_ok(&[
         "datagen",
         "--games",
         "6",
@@ -43,11 +54,6 @@ fn datagen(threads: &str, out: &str) {
         "--out",
         out,
     ]);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
 }
 
 #[test]
@@ -84,7 +90,7 @@ fn datagen_and_train_make_a_network_the_engine_loads() {
     let net = path(&dir, "net.nnue");
     let twin = path(&dir, "twin.nnue");
     for out in [&net, &twin] {
-        let run = syotti(&[
+        let run = syotti_ok(&[
             "train",
             "--data",
             &data,
@@ -97,11 +103,6 @@ fn datagen_and_train_make_a_network_the_engine_loads() {
             "--out",
             out,
         ]);
-        assert!(
-            run.status.success(),
-            "{}",
-            String::from_utf8_lossy(&run.stderr)
-        );
         let log = String::from_utf8_lossy(&run.stderr).into_owned();
         assert!(log.contains("epoch   2"), "{log}");
     }

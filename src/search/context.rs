@@ -31,7 +31,7 @@ const CONT_HISTORY_SIZE: usize = 2 * 6 * 64 * 6 * 64;
 
 /// The continuation-history slot of a move by `role` to `to` for `side`, answering a move by
 /// `previous.0` to `previous.1`.
-pub(super) fn cont_index(side: usize, previous: (Role, Square), role: Role, to: Square) -> usize {
+fn cont_index(side: usize, previous: (Role, Square), role: Role, to: Square) -> usize {
     let prev = (previous.0 as usize - 1) * 64 + previous.1 as usize;
     let this = (role as usize - 1) * 64 + to as usize;
     (side * 384 + prev) * 384 + this

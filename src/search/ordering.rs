@@ -88,7 +88,7 @@ pub(super) fn score_moves(
 }
 
 /// A quiet move's history: by its squares, plus how well it has answered the move before it.
-pub(super) fn quiet_history(ctx: &SearchContext, side: usize, m: Move, ply: usize) -> Score {
+fn quiet_history(ctx: &SearchContext, side: usize, m: Move, ply: usize) -> Score {
     let from = m.from().map_or(0, |s| s as usize);
     let cont = ctx
         .cont_slot(side, m, ply)

@@ -7,12 +7,19 @@
 //! common and cost almost nothing to follow.
 //!
 //! Late quiet moves are searched one or two plies shallower first (late-move reductions, less
-//! for a move with a good history, more for a bad one) and again at full depth if they beat
-//! alpha, and a deep node the table has no move for is searched a ply shallower (internal
-//! iterative reduction). A table move that alone holds its node (singular: the other moves fail
+//! for a move with a good history, more for a bad one, and a ply more at a node expected to fail
+//! high) and again at full depth if they beat alpha. Late captures at a node with several are
+//! reduced the same way by their capture history. A deep node the table has no move for is
+//! searched a ply shallower (internal iterative reduction). A table move that alone holds its node (singular: the other moves fail
 //! well below its score in a shallower search without it) is searched a ply deeper. There is no
 //! null-move pruning: in antichess the side to move is very often in zugzwang (any move it makes
-//! helps the opponent), which is exactly where a null move lies.
+//! helps the opponent), which is exactly where a null move lies. (Tried once with
+//! Fairy-Stockfish's conditions, no pass without a piece besides pawns on both sides, reduction
+//! 3 + depth / 3, verified from depth 12: 44.6% in self-play, 240 games at 2+0.02.)
+//!
+//! Expected node types follow Stockfish: the children of a node expected to fail high (a cut
+//! node) searched first are expected to fail low, and the later moves' null-window searches are
+//! expected to fail high.
 //!
 //! At quiet nodes the static evaluation is compared with the one two plies up (the same side to
 //! move): when it has not improved, late quiet moves are pruned sooner (two thirds of the usual
@@ -23,7 +30,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::{Scratch, SearchContext},
-    ordering::{lands_attacked, pick, reward_quiet, score_moves, KILLER_MIN},
+    ordering::{lands_attacked, pick, reward_capture, reward_quiet, score_moves, KILLER_MIN},
     tt::{score_from_tt, score_to_tt, NO_EVAL},
     Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
@@ -103,6 +110,28 @@ fn late_move_reduction(
     r.clamp(0, depth - 2)
 }
 
+/// Plies to cut from the search of a late capture at a node with a choice of captures: a ply
+/// less than a quiet move, adjusted by the capture's history.
+fn late_capture_reduction(
+    ctx: &SearchContext,
+    pos: &Antichess,
+    m: Move,
+    index: usize,
+    depth: i32,
+    pv_node: bool,
+) -> i32 {
+    if depth < 3 || index < 3 {
+        return 0;
+    }
+    let side = SearchContext::side_index(pos.turn());
+    let history = ctx.capture_history[SearchContext::capture_slot(side, m)];
+    let mut r = LMR_TABLE.get(depth as usize, index) - history / LMR_HISTORY_DIVISOR;
+    if pv_node {
+        r -= 1;
+    }
+    r.clamp(0, depth - 2)
+}
+
 impl SearchContext<'_> {
     /// Finds the legal move matching a transposition-table hint.
     pub(super) fn tt_move(&self, moves: &[Move], key: u64) -> Option<Move> {
@@ -113,6 +142,8 @@ impl SearchContext<'_> {
             .find(|m| m.to_uci(shakmaty::CastlingMode::Standard) == hint)
     }
 
+    /// Searches `pos` at `ply` to `depth` in the window (`alpha`, `beta`); `cut_node` says the
+    /// node is expected to fail high.
     pub(super) fn negamax(
         &mut self,
         pos: &Antichess,
@@ -120,14 +151,19 @@ impl SearchContext<'_> {
         alpha: Score,
         beta: Score,
         ply: usize,
+        cut_node: bool,
     ) -> Score {
         let mut scratch = self.take_scratch(ply);
-        let score = self.negamax_node(pos, depth, alpha, beta, ply, &mut scratch);
+        let score = self.negamax_node(pos, depth, alpha, beta, ply, cut_node, &mut scratch);
         self.return_scratch(ply, scratch);
         score
     }
 
     /// The body of [`Self::negamax`], with the node's move buffers lent to it.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the node's window, its expected type and its buffers, passed once"
+    )]
     fn negamax_node(
         &mut self,
         pos: &Antichess,
@@ -135,6 +171,7 @@ impl SearchContext<'_> {
         mut alpha: Score,
         mut beta: Score,
         ply: usize,
+        cut_node: bool,
         scratch: &mut Scratch,
     ) -> Score {
         if let Err(score) = self.enter_node(pos, ply, &mut scratch.moves) {
@@ -254,8 +291,14 @@ impl SearchContext<'_> {
             {
                 let singular_beta = tt_score - SE_MARGIN * depth;
                 self.excluded[ply] = Some(ttm);
-                let score =
-                    self.negamax(pos, (depth - 1) / 2, singular_beta - 1, singular_beta, ply);
+                let score = self.negamax(
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    cut_node,
+                );
                 self.excluded[ply] = None;
                 if self.stopped {
                     return 0;
@@ -292,23 +335,35 @@ impl SearchContext<'_> {
             self.played[ply] = Some((m.role(), m.to()));
             let extension = if Some(m) == tt_move { tt_extension } else { 0 };
             let score = if index == 0 {
-                -self.negamax(&child, depth - 1 + extension, -beta, -alpha, ply + 1)
+                -self.negamax(
+                    &child,
+                    depth - 1 + extension,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    !pv_node && !cut_node,
+                )
             } else {
-                let reduction = late_move_reduction(
-                    ordinary,
-                    index,
-                    depth,
-                    pv_node,
-                    improving,
-                    scored[index].1,
+                let reduction = if m.is_capture() {
+                    late_capture_reduction(self, pos, m, index, depth, pv_node)
+                } else {
+                    late_move_reduction(ordinary, index, depth, pv_node, improving, scored[index].1)
+                        + i32::from(cut_node && ordinary && depth >= 3 && index >= 3)
+                };
+                let mut probe = -self.negamax(
+                    &child,
+                    depth - 1 - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    reduction > 0 || !cut_node,
                 );
-                let mut probe =
-                    -self.negamax(&child, depth - 1 - reduction, -alpha - 1, -alpha, ply + 1);
                 if probe > alpha && reduction > 0 && !self.stopped {
-                    probe = -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1);
+                    probe =
+                        -self.negamax(&child, depth - 1, -alpha - 1, -alpha, ply + 1, !cut_node);
                 }
                 if probe > alpha && probe < beta && !self.stopped {
-                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1)
+                    -self.negamax(&child, depth - 1, -beta, -alpha, ply + 1, false)
                 } else {
                     probe
                 }
@@ -327,6 +382,8 @@ impl SearchContext<'_> {
                     if score >= beta {
                         if !m.is_capture() {
                             reward_quiet(self, pos, m, tried, depth, ply);
+                        } else if scored.len() > 1 {
+                            reward_capture(self, pos, m, tried, depth);
                         }
                         break;
                     }

@@ -29,6 +29,9 @@ const CHECK_EVERY: u64 = 1024;
 /// destination.
 const CONT_HISTORY_SIZE: usize = 2 * 6 * 64 * 6 * 64;
 
+/// Entries of the capture history: side × capturing role × destination × captured role.
+const CAPTURE_HISTORY_SIZE: usize = 2 * 6 * 64 * 6;
+
 /// The continuation-history slot of a move by `role` to `to` for `side`, answering a move by
 /// `previous.0` to `previous.1`.
 fn cont_index(side: usize, previous: (Role, Square), role: Role, to: Square) -> usize {
@@ -54,6 +57,9 @@ pub(super) struct SearchContext<'a> {
     /// before it, by side, that move's role and destination, and this move's role and
     /// destination (see [`cont_index`]).
     pub cont_history: Vec<Score>,
+    /// Capture history: how often a capture, by side, capturing role, destination and captured
+    /// role, has caused a cutoff at a node with a choice of captures.
+    pub capture_history: Vec<Score>,
     /// The move made at each ply of the current path, as its role and destination.
     pub played: Vec<Option<(Role, Square)>>,
     /// The move a singular-extension search at each ply leaves out.
@@ -114,6 +120,7 @@ impl<'a> SearchContext<'a> {
             killers: [[None; 2]; MAX_PLY + 1],
             history: Box::new([[[0; 64]; 64]; 2]),
             cont_history: vec![0; CONT_HISTORY_SIZE],
+            capture_history: vec![0; CAPTURE_HISTORY_SIZE],
             played: vec![None; MAX_PLY + 2],
             excluded: vec![None; MAX_PLY + 2],
             pv: vec![Vec::new(); MAX_PLY + 2],
@@ -305,6 +312,12 @@ impl<'a> SearchContext<'a> {
 
     pub fn side_index(color: Color) -> usize {
         color as usize
+    }
+
+    /// The capture-history slot of capture `m` by `side`.
+    pub fn capture_slot(side: usize, m: Move) -> usize {
+        let victim = m.capture().unwrap_or(Role::Pawn);
+        ((side * 6 + m.role() as usize - 1) * 64 + m.to() as usize) * 6 + victim as usize - 1
     }
 
     /// The continuation-history slot for quiet move `m` at `ply`, if the move before it is known.

@@ -389,11 +389,11 @@ fn search_line(
         ctx.keys.push(hash::key_after(root, root_key, m, &child));
         ctx.played[0] = Some((m.role(), m.to()));
         let score = if index == line {
-            -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
+            -ctx.negamax(&child, depth - 1, -beta, -alpha, 1, false)
         } else {
-            let probe = -ctx.negamax(&child, depth - 1, -alpha - 1, -alpha, 1);
+            let probe = -ctx.negamax(&child, depth - 1, -alpha - 1, -alpha, 1, true);
             if probe > alpha && probe < beta && !ctx.stopped {
-                -ctx.negamax(&child, depth - 1, -beta, -alpha, 1)
+                -ctx.negamax(&child, depth - 1, -beta, -alpha, 1, false)
             } else {
                 probe
             }

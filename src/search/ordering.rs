@@ -2,10 +2,11 @@
 //!
 //! In antichess a capture is compulsory whenever one exists, so a node's moves are either all
 //! captures or all quiet. Among captures we prefer those after which our capturing piece can be
-//! taken back (we want to lose pieces), and among those capturing with a heavier burden. Among
-//! quiet moves, killers come first, then history (by squares, plus a continuation history of how
-//! well the move answered the opponent's last move), and a move that offers a piece (to a square
-//! the opponent attacks) gets a bonus: it forces the opponent to capture.
+//! taken back (we want to lose pieces), and among those by capture history (how often the same
+//! capture caused a cutoff), then capturing with a heavier burden. Among quiet moves, killers
+//! come first, then history (by squares, plus a continuation history of how well the move
+//! answered the opponent's last move), and a move that offers a piece (to a square the opponent
+//! attacks) gets a bonus: it forces the opponent to capture.
 
 use shakmaty::{variant::Antichess, Move, Position, Role};
 
@@ -75,6 +76,7 @@ pub(super) fn score_moves(
                 CAPTURE
             };
             back + 16 * burden(attacker) - victim
+                + ctx.capture_history[SearchContext::capture_slot(side, m)]
         } else if ctx.killers[ply][0] == Some(m) {
             KILLER[0]
         } else if ctx.killers[ply][1] == Some(m) {
@@ -94,6 +96,36 @@ fn quiet_history(ctx: &SearchContext, side: usize, m: Move, ply: usize) -> Score
         .cont_slot(side, m, ply)
         .map_or(0, |slot| ctx.cont_history[slot]);
     ctx.history[side][from][m.to() as usize] + cont
+}
+
+/// Rewards a capture that caused a cutoff and penalises the captures tried before it.
+pub(super) fn reward_capture(
+    ctx: &mut SearchContext,
+    pos: &Antichess,
+    m: Move,
+    tried: &[Move],
+    depth: i32,
+) {
+    let side = SearchContext::side_index(pos.turn());
+    let bonus = (depth * depth).min(400);
+    gravity(
+        &mut ctx.capture_history[SearchContext::capture_slot(side, m)],
+        bonus,
+    );
+    for &other in tried {
+        if other != m {
+            gravity(
+                &mut ctx.capture_history[SearchContext::capture_slot(side, other)],
+                -bonus,
+            );
+        }
+    }
+}
+
+/// Moves a history entry by `delta`, less the larger it already is (gravity), so that entries
+/// stay within ±`HISTORY_MAX`.
+fn gravity(entry: &mut Score, delta: Score) {
+    *entry += delta - *entry * delta.abs() / HISTORY_MAX;
 }
 
 /// Takes the best-scored move out of `scored[index..]` into `scored[index]` (selection sort).
@@ -123,10 +155,6 @@ pub(super) fn reward_quiet(
     }
     let side = SearchContext::side_index(pos.turn());
     let bonus = (depth * depth).min(400);
-    // Gravity: large entries move less, so scores stay within ±HISTORY_MAX.
-    let gravity = |entry: &mut Score, delta: Score| {
-        *entry += delta - *entry * delta.abs() / HISTORY_MAX;
-    };
     let mut adjust = |mv: Move, delta: Score| {
         let from = mv.from().map_or(0, |s| s as usize);
         gravity(&mut ctx.history[side][from][mv.to() as usize], delta);
@@ -139,5 +167,39 @@ pub(super) fn reward_quiet(
         if other != m && !other.is_capture() {
             adjust(other, -bonus);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        rules::{parse_fen, parse_uci_move, StalemateRule},
+        search::{tt::TranspositionTable, SearchControl},
+    };
+
+    /// Two captures of a pawn by a pawn, both recapturable: the static order cannot tell them
+    /// apart, so the one that caused cutoffs comes first, and one that was refuted comes last.
+    #[test]
+    fn capture_history_orders_equal_captures() {
+        let pos = parse_fen("4k3/8/8/2p1p3/3P4/8/8/4K3 w - - 0 1").expect("a legal position");
+        let tt = TranspositionTable::new(1);
+        let control = SearchControl::default();
+        let mut ctx = SearchContext::new(&tt, &control, StalemateRule::StalematedSideWins, &[]);
+        let left = parse_uci_move(&pos, "d4c5").expect("legal");
+        let right = parse_uci_move(&pos, "d4e5").expect("legal");
+        let moves = [left, right];
+        let order = |ctx: &SearchContext| {
+            let mut scored = Vec::new();
+            score_moves(ctx, &pos, &moves, None, 0, &mut scored);
+            scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
+            scored.iter().map(|&(m, _)| m).collect::<Vec<_>>()
+        };
+        reward_capture(&mut ctx, &pos, right, &[left, right], 6);
+        assert_eq!(order(&ctx), vec![right, left]);
+        for _ in 0..3 {
+            reward_capture(&mut ctx, &pos, left, &[right, left], 8);
+        }
+        assert_eq!(order(&ctx), vec![left, right]);
     }
 }

@@ -6,16 +6,16 @@
 //! exact. Forced replies (a single legal move) are extended by one ply: in antichess they are
 //! common and cost almost nothing to follow.
 //!
-//! Late quiet moves are searched one or two plies shallower first (late-move reductions, less
-//! for a move with a good history, more for a bad one, and a ply more at a node expected to fail
-//! high) and again at full depth if they beat alpha. Late captures at a node with several are
-//! reduced the same way by their capture history. A deep node the table has no move for is
-//! searched a ply shallower (internal iterative reduction). A table move that alone holds its node (singular: the other moves fail
-//! well below its score in a shallower search without it) is searched a ply deeper. There is no
-//! null-move pruning: in antichess the side to move is very often in zugzwang (any move it makes
-//! helps the opponent), which is exactly where a null move lies. (Tried once with
-//! Fairy-Stockfish's conditions, no pass without a piece besides pawns on both sides, reduction
-//! 3 + depth / 3, verified from depth 12: 44.6% in self-play, 240 games at 2+0.02.)
+//! Late quiet moves are searched one or two plies shallower first (late-move reductions, less for a
+//! move with a good history, more for a bad one, and a ply more at a node expected to fail high)
+//! and again at full depth if they beat alpha. Late captures at a node with several are reduced the
+//! same way by their capture history. A deep node the table has no move for is searched a ply
+//! shallower (internal iterative reduction). A table move that alone holds its node (singular: the
+//! other moves fail well below its score in a shallower search without it) is searched a ply
+//! deeper. There is no null-move pruning: in antichess the side to move is very often in zugzwang
+//! (any move it makes helps the opponent), which is exactly where a null move lies. (Tried once
+//! with Fairy-Stockfish's conditions, no pass without a piece besides pawns on both sides,
+//! reduction 3 + depth / 3, verified from depth 12: 44.6% in self-play, 240 games at 2+0.02.)
 //!
 //! Expected node types follow Stockfish: the children of a node expected to fail high (a cut
 //! node) searched first are expected to fail low, and the later moves' null-window searches are
@@ -87,17 +87,20 @@ fn is_ordinary_quiet(pos: &Antichess, m: Move, ordering_score: Score) -> bool {
     !m.is_capture() && !m.is_promotion() && ordering_score < KILLER_MIN && !lands_attacked(pos, m)
 }
 
-/// Plies to cut from the search of a late ordinary quiet move (verified at full depth if it
-/// beats alpha). The first three moves are never reduced.
+/// Plies to cut from the search of a late ordinary quiet move, or of a late capture at a node
+/// with several (verified at full depth if it beats alpha): `history` is the move's ordering
+/// score or capture history. The first three moves are never reduced; at an expected cut node
+/// the reduction is a ply more.
 fn late_move_reduction(
-    ordinary: bool,
+    reducible: bool,
     index: usize,
     depth: i32,
     pv_node: bool,
     improving: bool,
+    cut_node: bool,
     history: Score,
 ) -> i32 {
-    if depth < 3 || index < 3 || !ordinary {
+    if depth < 3 || index < 3 || !reducible {
         return 0;
     }
     let mut r = LMR_TABLE.get(depth as usize, index) - history / LMR_HISTORY_DIVISOR;
@@ -107,29 +110,7 @@ fn late_move_reduction(
     if !improving {
         r += 1;
     }
-    r.clamp(0, depth - 2)
-}
-
-/// Plies to cut from the search of a late capture at a node with a choice of captures: a ply
-/// less than a quiet move, adjusted by the capture's history.
-fn late_capture_reduction(
-    ctx: &SearchContext,
-    pos: &Antichess,
-    m: Move,
-    index: usize,
-    depth: i32,
-    pv_node: bool,
-) -> i32 {
-    if depth < 3 || index < 3 {
-        return 0;
-    }
-    let side = SearchContext::side_index(pos.turn());
-    let history = ctx.capture_history[SearchContext::capture_slot(side, m)];
-    let mut r = LMR_TABLE.get(depth as usize, index) - history / LMR_HISTORY_DIVISOR;
-    if pv_node {
-        r -= 1;
-    }
-    r.clamp(0, depth - 2)
+    r.clamp(0, depth - 2) + i32::from(cut_node)
 }
 
 impl SearchContext<'_> {
@@ -344,11 +325,17 @@ impl SearchContext<'_> {
                     !pv_node && !cut_node,
                 )
             } else {
+                // Captures are reduced by their capture history alone, as if improving and
+                // not at a cut node.
                 let reduction = if m.is_capture() {
-                    late_capture_reduction(self, pos, m, index, depth, pv_node)
+                    let side = SearchContext::side_index(pos.turn());
+                    let history = self.capture_history[SearchContext::capture_slot(side, m)];
+                    late_move_reduction(true, index, depth, pv_node, true, false, history)
                 } else {
-                    late_move_reduction(ordinary, index, depth, pv_node, improving, scored[index].1)
-                        + i32::from(cut_node && ordinary && depth >= 3 && index >= 3)
+                    let history = scored[index].1;
+                    late_move_reduction(
+                        ordinary, index, depth, pv_node, improving, cut_node, history,
+                    )
                 };
                 let mut probe = -self.negamax(
                     &child,

@@ -107,7 +107,7 @@ pub(super) fn reward_capture(
     depth: i32,
 ) {
     let side = SearchContext::side_index(pos.turn());
-    let bonus = (depth * depth).min(400);
+    let bonus = history_bonus(depth);
     gravity(
         &mut ctx.capture_history[SearchContext::capture_slot(side, m)],
         bonus,
@@ -120,6 +120,11 @@ pub(super) fn reward_capture(
             );
         }
     }
+}
+
+/// What a cutoff at `depth` adds to a history entry (and takes from the moves tried before).
+fn history_bonus(depth: i32) -> Score {
+    (depth * depth).min(400)
 }
 
 /// Moves a history entry by `delta`, less the larger it already is (gravity), so that entries
@@ -154,7 +159,7 @@ pub(super) fn reward_quiet(
         ctx.killers[ply][0] = Some(m);
     }
     let side = SearchContext::side_index(pos.turn());
-    let bonus = (depth * depth).min(400);
+    let bonus = history_bonus(depth);
     let mut adjust = |mv: Move, delta: Score| {
         let from = mv.from().map_or(0, |s| s as usize);
         gravity(&mut ctx.history[side][from][mv.to() as usize], delta);

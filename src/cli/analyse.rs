@@ -21,8 +21,8 @@ use crate::{
     proof::book::ProofBook,
     rules::{notation, Antichess, Game, Position, StalemateRule, Variant},
     search::{
-        mate_moves, tt::TranspositionTable, Reporter, SearchControl, SearchInfo, SearchLimits,
-        MATE_BOUND, MAX_PLY, TB_WIN,
+        mate_moves, tt::TranspositionTable, Heuristics, Reporter, SearchControl, SearchInfo,
+        SearchLimits, MATE_BOUND, MAX_PLY, TB_WIN,
     },
     tablebase::Tablebases,
 };
@@ -115,6 +115,8 @@ struct Analyser<'a> {
     tt: TranspositionTable,
     /// Positions proved so far, answered from memory when met again.
     proven: Mutex<ProvenPositions>,
+    /// The move-ordering statistics, passed from one search of the game to the next.
+    heuristics: Mutex<Heuristics>,
     tables: Option<Arc<Tablebases>>,
     failed: bool,
     done: usize,
@@ -201,7 +203,14 @@ impl Analyser<'_> {
         };
         let collect = Collect::default();
         let control = SearchControl::default();
-        let result = run_search(&request, &self.tt, &self.proven, &control, &collect);
+        let result = run_search(
+            &request,
+            &self.tt,
+            &self.proven,
+            &self.heuristics,
+            &control,
+            &collect,
+        );
         let infos = collect.infos.into_inner().unwrap_or_default();
         let last_depth = infos.last().map_or(0, |i| i.depth);
         let mut lines: Vec<SearchInfo> = infos
@@ -555,6 +564,7 @@ pub fn run(args: &AnalyseArgs) -> u8 {
         args,
         tt,
         proven: Mutex::default(),
+        heuristics: Mutex::default(),
         tables,
         failed: false,
         done: 0,

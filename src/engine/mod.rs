@@ -13,9 +13,14 @@
 //! every verified proof it finds is remembered. A forced move gets a short search (a tenth of the
 //! time) so that its score is worth showing.
 //!
+//! Besides the transposition table and the proofs, a game keeps its move-ordering statistics
+//! (`search::Heuristics`): each search starts from what the one before it learnt. `clear`
+//! (`ucinewgame`) forgets all three.
+//!
 //! `Threads` > 1 runs Lazy SMP: helper threads search the same root with their own move ordering
-//! state and share only the transposition table; the main thread alone reports and decides. Only a
-//! single-threaded search is deterministic.
+//! state (a copy of the game's statistics, not handed back) and share only the transposition
+//! table; the main thread alone reports and decides. Only a single-threaded search is
+//! deterministic.
 
 pub mod proof_scan;
 pub mod proven;
@@ -40,7 +45,7 @@ use crate::{
         nnue::Network,
         time,
         tt::{score_to_tt, TranspositionTable},
-        Bound, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
+        Bound, Heuristics, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
         SearchResult, SilentReporter, MATE, MAX_PLY,
     },
     tablebase::Tablebases,
@@ -81,6 +86,8 @@ pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// Positions proved by earlier searches of this game.
     proven: Arc<Mutex<ProvenPositions>>,
+    /// The move-ordering statistics of this game's searches.
+    heuristics: Arc<Mutex<Heuristics>>,
     running: Option<Running>,
 }
 
@@ -89,6 +96,7 @@ impl Engine {
         Engine {
             tt: Arc::new(TranspositionTable::new(hash_mb)),
             proven: Arc::default(),
+            heuristics: Arc::default(),
             running: None,
         }
     }
@@ -114,6 +122,7 @@ impl Engine {
     pub fn clear(&mut self) {
         self.wait();
         self.proven = Arc::default();
+        self.heuristics = Arc::default();
         // A fresh zeroed table costs nothing until the search fills it; writing zeros over a
         // large one would take seconds and commit all of its memory at once.
         let megabytes = self.tt.bytes() >> 20;
@@ -129,12 +138,20 @@ impl Engine {
         let control = Arc::new(SearchControl::new(request.limits.ponder));
         let tt = Arc::clone(&self.tt);
         let proven = Arc::clone(&self.proven);
+        let heuristics = Arc::clone(&self.heuristics);
         let thread_control = Arc::clone(&control);
         let handle = thread::spawn(move || {
             // A bug in the search must not leave the GUI without a move: report it and answer
             // with a legal move all the same.
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                run_search(&request, &tt, &proven, &thread_control, reporter.as_ref())
+                run_search(
+                    &request,
+                    &tt,
+                    &proven,
+                    &heuristics,
+                    &thread_control,
+                    reporter.as_ref(),
+                )
             }))
             .unwrap_or_else(|_| {
                 reporter.message("error: the search failed; playing the first legal move");
@@ -346,11 +363,13 @@ fn from_books(
 }
 
 /// Runs the proof scan, then (unless it proved a win) the alpha-beta search. Proofs found are
-/// remembered in `proven`, and a root proved earlier is answered from there.
+/// remembered in `proven`, and a root proved earlier is answered from there; the search starts
+/// from the game's move-ordering statistics and leaves its own in `heuristics`.
 pub fn run_search(
     request: &SearchRequest,
     tt: &TranspositionTable,
     proven: &Mutex<ProvenPositions>,
+    heuristics: &Mutex<Heuristics>,
     control: &SearchControl,
     reporter: &dyn Reporter,
 ) -> SearchResult {
@@ -360,7 +379,7 @@ pub fn run_search(
         return result;
     }
     if !request.prove || legal.is_empty() {
-        return run_alpha_beta(request, &request.limits, tt, control, reporter);
+        return run_alpha_beta(request, &request.limits, tt, heuristics, control, reporter);
     }
     if let Some(result) = remembered(request, proven, started, tt, reporter) {
         return result;
@@ -442,7 +461,7 @@ pub fn run_search(
             limits.searchmoves = kept;
         }
     }
-    let mut result = run_alpha_beta(request, &limits, tt, control, reporter);
+    let mut result = run_alpha_beta(request, &limits, tt, heuristics, control, reporter);
     result.nodes += scan.nodes;
     result
 }
@@ -452,6 +471,7 @@ fn run_alpha_beta(
     request: &SearchRequest,
     limits: &SearchLimits,
     tt: &TranspositionTable,
+    heuristics: &Mutex<Heuristics>,
     control: &SearchControl,
     reporter: &dyn Reporter,
 ) -> SearchResult {
@@ -466,6 +486,7 @@ fn run_alpha_beta(
         rule50: request.rule50,
         contempt: request.contempt,
         network: request.network.clone(),
+        heuristics: Some(heuristics),
     };
     let helpers = request.threads.saturating_sub(1);
     if helpers == 0 || request.position.legal_moves().len() <= 1 {

@@ -329,7 +329,8 @@ impl SearchContext<'_> {
                 // not at a cut node.
                 let reduction = if m.is_capture() {
                     let side = SearchContext::side_index(pos.turn());
-                    let history = self.capture_history[SearchContext::capture_slot(side, m)];
+                    let history =
+                        self.heuristics.capture_history[SearchContext::capture_slot(side, m)];
                     late_move_reduction(true, index, depth, pv_node, true, false, history)
                 } else {
                     let history = scored[index].1;

@@ -1,8 +1,10 @@
 //! Per-search state: counters, the path's keys, killers, history, the PV table, and the checks
 //! that end a search (stop flag, node limit, hard time limit).
 //!
-//! Persistent state (the transposition table) lives outside and is borrowed; everything here is
-//! made fresh for each search, so a `go nodes N` after `ucinewgame` is deterministic.
+//! Persistent state lives outside: the transposition table is borrowed, and the move-ordering
+//! statistics ([`Heuristics`]) are copied in from the game's previous search and handed back at
+//! the end (see `SearchParams::heuristics`). Everything else is made fresh for each search, and
+//! `ucinewgame` clears both, so a `go nodes N` after it is deterministic.
 
 use std::{
     sync::Arc,
@@ -40,6 +42,38 @@ fn cont_index(side: usize, previous: (Role, Square), role: Role, to: Square) -> 
     (side * 384 + prev) * 384 + this
 }
 
+/// What the searches of a game learn about move order: the quiet, continuation and capture
+/// histories. Unlike killers (which belong to plies of one search), they describe moves, so a
+/// game's next search starts from them instead of from zero, as in Stockfish.
+#[derive(Clone)]
+pub struct Heuristics {
+    /// Quiet-move history by side, from-square and to-square.
+    pub(super) history: Box<[[[Score; 64]; 64]; 2]>,
+    /// Continuation history: how well a quiet move has answered the opponent's move just
+    /// before it, by side, that move's role and destination, and this move's role and
+    /// destination (see [`cont_index`]).
+    pub(super) cont_history: Vec<Score>,
+    /// Capture history: how often a capture, by side, capturing role, destination and captured
+    /// role, has caused a cutoff at a node with a choice of captures.
+    pub(super) capture_history: Vec<Score>,
+}
+
+impl std::fmt::Debug for Heuristics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Heuristics").finish_non_exhaustive()
+    }
+}
+
+impl Default for Heuristics {
+    fn default() -> Heuristics {
+        Heuristics {
+            history: Box::new([[[0; 64]; 64]; 2]),
+            cont_history: vec![0; CONT_HISTORY_SIZE],
+            capture_history: vec![0; CAPTURE_HISTORY_SIZE],
+        }
+    }
+}
+
 pub(super) struct SearchContext<'a> {
     pub tt: &'a TranspositionTable,
     pub control: &'a SearchControl,
@@ -51,15 +85,8 @@ pub(super) struct SearchContext<'a> {
     pub nodes: u64,
     pub seldepth: usize,
     pub killers: [[Option<Move>; 2]; MAX_PLY + 1],
-    /// Quiet-move history by side, from-square and to-square.
-    pub history: Box<[[[Score; 64]; 64]; 2]>,
-    /// Continuation history: how well a quiet move has answered the opponent's move just
-    /// before it, by side, that move's role and destination, and this move's role and
-    /// destination (see [`cont_index`]).
-    pub cont_history: Vec<Score>,
-    /// Capture history: how often a capture, by side, capturing role, destination and captured
-    /// role, has caused a cutoff at a node with a choice of captures.
-    pub capture_history: Vec<Score>,
+    /// The histories, carried over from the game's previous search or fresh.
+    pub heuristics: Heuristics,
     /// The move made at each ply of the current path, as its role and destination.
     pub played: Vec<Option<(Role, Square)>>,
     /// The move a singular-extension search at each ply leaves out.
@@ -118,9 +145,7 @@ impl<'a> SearchContext<'a> {
             nodes: 0,
             seldepth: 0,
             killers: [[None; 2]; MAX_PLY + 1],
-            history: Box::new([[[0; 64]; 64]; 2]),
-            cont_history: vec![0; CONT_HISTORY_SIZE],
-            capture_history: vec![0; CAPTURE_HISTORY_SIZE],
+            heuristics: Heuristics::default(),
             played: vec![None; MAX_PLY + 2],
             excluded: vec![None; MAX_PLY + 2],
             pv: vec![Vec::new(); MAX_PLY + 2],

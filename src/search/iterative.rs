@@ -13,13 +13,16 @@ use std::time::Duration;
 use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
-    context::SearchContext, ordering::score_moves, time, tt::TranspositionTable, Bound, Reporter,
-    Score, SearchControl, SearchInfo, SearchLimits, SearchResult, EVAL_LIMIT, INFINITY, MATE,
-    MATE_BOUND, MAX_PLY, TB_WIN,
+    context::{Heuristics, SearchContext},
+    ordering::score_moves,
+    time,
+    tt::TranspositionTable,
+    Bound, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchResult, EVAL_LIMIT,
+    INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
 use shakmaty_syzygy::Wdl;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::nnue::{self, Network};
 use crate::{
@@ -49,6 +52,9 @@ pub struct SearchParams<'a> {
     pub contempt: Score,
     /// The evaluation network; `None` evaluates with the hand-made linear evaluation.
     pub network: Option<Arc<Network>>,
+    /// The game's move-ordering statistics: the search starts from a copy and (unless it is a
+    /// helper) leaves what it learnt there. `None`: fresh ones, forgotten afterwards.
+    pub heuristics: Option<&'a Mutex<Heuristics>>,
 }
 
 impl<'a> SearchParams<'a> {
@@ -65,6 +71,7 @@ impl<'a> SearchParams<'a> {
             rule50: true,
             contempt: 0,
             network: nnue::embedded(),
+            heuristics: None,
         }
     }
 }
@@ -112,6 +119,11 @@ pub fn search(
         ctx.use_network(net.clone(), root);
     }
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
+    if let Some(shared) = params.heuristics {
+        // A poisoned lock (a search that panicked) leaves statistics that are still only
+        // ordering hints: use them.
+        ctx.heuristics = shared.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    }
 
     let legal = root.legal_moves();
     let allowed: Vec<Move> = legal.iter().copied().filter(|m| limits.allows(m)).collect();
@@ -299,6 +311,9 @@ pub fn search(
         }
     }
 
+    if let (Some(shared), false) = (params.heuristics, params.helper) {
+        *shared.lock().unwrap_or_else(|e| e.into_inner()) = ctx.heuristics;
+    }
     let best = &root_moves[0];
     SearchResult {
         best: Some(best.m),
@@ -488,5 +503,50 @@ fn report(
             pv: rm.pv.clone(),
             tbhits: ctx.tb_hits(),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{rules::parse_fen, search::SilentReporter};
+
+    fn search_with(pos: &Antichess, shared: Option<&Mutex<Heuristics>>, helper: bool) -> u64 {
+        let history = [hash::key(pos)];
+        let params = SearchParams {
+            heuristics: shared,
+            helper,
+            ..SearchParams::new(StalemateRule::default(), &history)
+        };
+        let limits = SearchLimits {
+            depth: Some(6),
+            ..SearchLimits::default()
+        };
+        let tt = TranspositionTable::new(4);
+        let control = SearchControl::default();
+        search(pos, &params, &limits, &tt, &control, &SilentReporter).nodes
+    }
+
+    /// A game's searches hand their move-ordering statistics on: a search leaves what it learnt
+    /// in the game's tables, a helper leaves them alone, and a search that starts from them
+    /// orders its moves (and so counts its nodes) differently from one that starts from zero.
+    #[test]
+    fn searches_of_a_game_pass_their_heuristics_on() {
+        let pos = parse_fen("rnbqkbnr/pppppppp/8/8/8/4P3/PPPP1PPP/RNBQKBNR b - - 0 1")
+            .expect("a legal position");
+        let shared = Mutex::new(Heuristics::default());
+        let fresh = search_with(&pos, Some(&shared), false);
+        let learnt = shared.lock().expect("not poisoned").clone();
+        assert!(learnt.history.iter().flatten().flatten().any(|&h| h != 0));
+        assert!(learnt.cont_history.iter().any(|&h| h != 0));
+
+        search_with(&pos, Some(&shared), true);
+        let after_helper = shared.lock().expect("not poisoned").clone();
+        assert_eq!(after_helper.history, learnt.history);
+        assert_eq!(after_helper.cont_history, learnt.cont_history);
+        assert_eq!(after_helper.capture_history, learnt.capture_history);
+
+        assert_eq!(search_with(&pos, None, false), fresh);
+        assert_ne!(search_with(&pos, Some(&shared), false), fresh);
     }
 }

@@ -27,6 +27,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+pub use context::Heuristics;
 pub use iterative::{search, SearchParams};
 use shakmaty::Move;
 

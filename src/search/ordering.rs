@@ -76,7 +76,7 @@ pub(super) fn score_moves(
                 CAPTURE
             };
             back + 16 * burden(attacker) - victim
-                + ctx.capture_history[SearchContext::capture_slot(side, m)]
+                + ctx.heuristics.capture_history[SearchContext::capture_slot(side, m)]
         } else if ctx.killers[ply][0] == Some(m) {
             KILLER[0]
         } else if ctx.killers[ply][1] == Some(m) {
@@ -94,8 +94,8 @@ fn quiet_history(ctx: &SearchContext, side: usize, m: Move, ply: usize) -> Score
     let from = m.from().map_or(0, |s| s as usize);
     let cont = ctx
         .cont_slot(side, m, ply)
-        .map_or(0, |slot| ctx.cont_history[slot]);
-    ctx.history[side][from][m.to() as usize] + cont
+        .map_or(0, |slot| ctx.heuristics.cont_history[slot]);
+    ctx.heuristics.history[side][from][m.to() as usize] + cont
 }
 
 /// Rewards a capture that caused a cutoff and penalises the captures tried before it.
@@ -109,13 +109,13 @@ pub(super) fn reward_capture(
     let side = SearchContext::side_index(pos.turn());
     let bonus = history_bonus(depth);
     gravity(
-        &mut ctx.capture_history[SearchContext::capture_slot(side, m)],
+        &mut ctx.heuristics.capture_history[SearchContext::capture_slot(side, m)],
         bonus,
     );
     for &other in tried {
         if other != m {
             gravity(
-                &mut ctx.capture_history[SearchContext::capture_slot(side, other)],
+                &mut ctx.heuristics.capture_history[SearchContext::capture_slot(side, other)],
                 -bonus,
             );
         }
@@ -162,9 +162,12 @@ pub(super) fn reward_quiet(
     let bonus = history_bonus(depth);
     let mut adjust = |mv: Move, delta: Score| {
         let from = mv.from().map_or(0, |s| s as usize);
-        gravity(&mut ctx.history[side][from][mv.to() as usize], delta);
+        gravity(
+            &mut ctx.heuristics.history[side][from][mv.to() as usize],
+            delta,
+        );
         if let Some(slot) = ctx.cont_slot(side, mv, ply) {
-            gravity(&mut ctx.cont_history[slot], delta);
+            gravity(&mut ctx.heuristics.cont_history[slot], delta);
         }
     };
     adjust(m, bonus);

@@ -369,12 +369,12 @@ const SCAN_MARGIN: Score = 500;
 
 /// Whether the root proof scan is worth its share of this search. Without a game clock (analysis,
 /// `go movetime`, `go nodes`, `go depth`, `go infinite`, pondering) it always is. Under a clock it
-/// is where the game may be decided: there a proof is within reach, and it plays the win at once or keeps the
-/// search off the losing moves. In a position that the previous search of this game scored near
-/// even (the score it left in the table, whatever its bound) the scan seldom proves anything and
-/// only takes a third of the time from alpha-beta. A root the table does not know is scanned.
-/// Self-play at 5+0.05, antichess, 200 games each against the engine that always scanned: no
-/// scan at all 55.5%, this gate 57.0%.
+/// is where the game may be decided: there a proof is within reach, and it plays the win at once
+/// or keeps the search off the losing moves. In a position that the previous search of this game
+/// scored near even (the score it left in the table, whatever its bound) the scan seldom proves
+/// anything and only takes a third of the time from alpha-beta. A root the table does not know is
+/// scanned. Self-play at 5+0.05, antichess, 200 games each against the engine that always
+/// scanned: no scan at all 55.5%, this gate 57.0%.
 fn worth_scanning(request: &SearchRequest, tt: &TranspositionTable) -> bool {
     let limits = &request.limits;
     if limits.clock.is_none() || limits.movetime.is_some() || limits.infinite || limits.ponder {

@@ -150,6 +150,10 @@ pub struct TrainArgs {
     /// correction to it) or alone (`none`).
     #[arg(long, default_value = "none", value_parser = ["none", "linear"])]
     pub base: String,
+    /// Start from this network (a file, or `embedded` for the one built in) instead of random
+    /// weights: fine-tuning. It must have been trained on the same `--base`.
+    #[arg(long)]
+    pub init: Option<String>,
 }
 
 pub fn run_train(args: &TrainArgs) -> u8 {
@@ -167,6 +171,33 @@ pub fn run_train(args: &TrainArgs) -> u8 {
         );
         return EXIT_BAD_INPUT;
     }
+    let base = if args.base == "linear" {
+        Base::Linear
+    } else {
+        Base::None
+    };
+    let load = |path: &str| match path {
+        "embedded" => nnue::embedded()
+            .map(|net| net.as_ref().clone())
+            .ok_or_else(|| "this build has no embedded network".to_string()),
+        file => Network::load(file).map_err(|e| e.to_string()),
+    };
+    let init = match args.init.as_deref().map(load).transpose() {
+        Ok(Some(net)) if net.base != base => {
+            eprintln!(
+                "error: --init {}: its base is {:?}, not {:?} (--base)",
+                args.init.as_deref().unwrap_or_default(),
+                net.base,
+                base
+            );
+            return EXIT_BAD_INPUT;
+        }
+        Ok(net) => net,
+        Err(e) => {
+            eprintln!("error: --init: {e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
     let mut readers = Vec::new();
     for path in &args.data {
         match File::open(path) {
@@ -200,11 +231,8 @@ pub fn run_train(args: &TrainArgs) -> u8 {
         threads: args.threads,
         seed: args.seed,
         validation: args.validation,
-        base: if args.base == "linear" {
-            Base::Linear
-        } else {
-            Base::None
-        },
+        base,
+        init,
         ..TrainConfig::default()
     };
     let trained = train(&data, &config, &mut |r| {

@@ -46,6 +46,9 @@ pub struct TrainConfig {
     pub score_clamp: i32,
     /// What the network is trained on top of.
     pub base: Base,
+    /// Start from this network's weights (fine-tuning) instead of random ones; its base must be
+    /// `base`.
+    pub init: Option<Network>,
 }
 
 impl Default for TrainConfig {
@@ -61,6 +64,7 @@ impl Default for TrainConfig {
             validation: 0.02,
             score_clamp: 3000,
             base: Base::None,
+            init: None,
         }
     }
 }
@@ -184,6 +188,18 @@ impl Params {
             *w = uniform(1.0 / (2.0 * HIDDEN as f64).sqrt());
         }
         p
+    }
+
+    /// The float weights a quantised network was rounded from (to the rounding's precision).
+    fn from_network(net: &Network) -> Params {
+        let qa = QA as f32;
+        let qb = QB as f32;
+        Params {
+            ft: net.ft_weights.iter().map(|&w| f32::from(w) / qa).collect(),
+            ft_bias: net.ft_bias.iter().map(|&w| f32::from(w) / qa).collect(),
+            out: net.out_weights.iter().map(|&w| f32::from(w) / qb).collect(),
+            out_bias: net.out_bias.iter().map(|&b| b as f32 / (qa * qb)).collect(),
+        }
     }
 
     fn slices_mut(&mut self) -> [&mut [f32]; 4] {
@@ -366,7 +382,10 @@ pub fn train(
         let s = data.score[i].clamp(-config.score_clamp, config.score_clamp) as f32;
         config.lambda * sigmoid(s / k) + (1.0 - config.lambda) * data.result[i]
     };
-    let mut params = Params::random(&mut rng);
+    let mut params = match &config.init {
+        Some(net) => Params::from_network(net),
+        None => Params::random(&mut rng),
+    };
     let mut m = Params::zeros();
     let mut v = Params::zeros();
     let (beta1, beta2, eps) = (0.9f32, 0.999f32, 1e-8f32);
@@ -567,10 +586,8 @@ mod tests {
         assert_eq!(flip(flip(white)), white);
     }
 
-    /// A few epochs on a tiny set learn its labels: the loss falls, and the quantised network
-    /// agrees with the float one.
-    #[test]
-    fn training_fits_a_small_set() {
+    /// Six labelled positions, twenty times over.
+    fn small_set() -> Dataset {
         let fens = [
             (
                 "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
@@ -595,6 +612,14 @@ mod tests {
         let (data, skipped) =
             Dataset::read(vec![std::io::Cursor::new(text.into_bytes())]).expect("reads");
         assert_eq!((data.len(), skipped), (120, 0));
+        data
+    }
+
+    /// A few epochs on a tiny set learn its labels: the loss falls, and the quantised network
+    /// agrees with the float one.
+    #[test]
+    fn training_fits_a_small_set() {
+        let data = small_set();
         let config = TrainConfig {
             epochs: 30,
             batch: 16,
@@ -623,5 +648,38 @@ mod tests {
                     .network
                     .evaluate_board(bad.board(), bad.turn(), rule)
         );
+    }
+
+    /// Fine-tuning starts from the given network: with a vanishing learning rate it comes back
+    /// unchanged (to one rounding step), and its first epoch already has the trained loss.
+    #[test]
+    fn fine_tuning_starts_from_the_given_network() {
+        let data = small_set();
+        let config = TrainConfig {
+            epochs: 30,
+            batch: 16,
+            learning_rate: 0.01,
+            validation: 0.1,
+            ..TrainConfig::default()
+        };
+        let trained = train(&data, &config, &mut |_| {});
+        let from_random = trained.epochs[0].train_loss;
+        let tuned = train(
+            &data,
+            &TrainConfig {
+                epochs: 1,
+                learning_rate: 1e-9,
+                init: Some(trained.network.clone()),
+                ..config
+            },
+            &mut |_| {},
+        );
+        let close = |a: &[i16], b: &[i16]| a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1);
+        let (after, before) = (&tuned.network, &trained.network);
+        assert!(close(&after.ft_weights, &before.ft_weights));
+        assert!(close(&after.ft_bias, &before.ft_bias));
+        assert!(close(&after.out_weights, &before.out_weights));
+        let start = tuned.epochs[0].train_loss;
+        assert!(start < from_random * 0.5, "{start} against {from_random}");
     }
 }

@@ -6,7 +6,8 @@ use clap::Args;
 
 use super::EXIT_BAD_INPUT;
 use crate::{
-    search::nnue::{self, Base, Network},
+    rules::StalemateRule,
+    search::nnue::{self, Base, Network, Networks},
     tablebase::Tablebases,
     train::{
         datagen::{generate, DatagenConfig},
@@ -40,7 +41,7 @@ pub struct DatagenArgs {
     /// Syzygy tables: positions they cover end the game with their result.
     #[arg(long)]
     pub syzygy: Option<String>,
-    /// The evaluation to play with: `embedded` (the network built in), `linear` (the hand-made
+    /// The evaluation to play with: `embedded` (the networks built in), `linear` (the hand-made
     /// evaluation alone) or a network file.
     #[arg(long, default_value = "embedded")]
     pub eval: String,
@@ -75,7 +76,7 @@ pub fn run_datagen(args: &DatagenArgs) -> u8 {
         },
         "linear" => None,
         path => match Network::load(path) {
-            Ok(n) => Some(Arc::new(n)),
+            Ok(n) => Some(Networks::single(Arc::new(n))),
             Err(e) => {
                 eprintln!("error: {e}");
                 return EXIT_BAD_INPUT;
@@ -150,8 +151,8 @@ pub struct TrainArgs {
     /// correction to it) or alone (`none`).
     #[arg(long, default_value = "none", value_parser = ["none", "linear"])]
     pub base: String,
-    /// Start from this network (a file, or `embedded` for the one built in) instead of random
-    /// weights: fine-tuning. It must have been trained on the same `--base`.
+    /// Start from this network (a file, or `embedded` for the antichess network built in)
+    /// instead of random weights: fine-tuning. It must have been trained on the same `--base`.
     #[arg(long)]
     pub init: Option<String>,
 }
@@ -178,7 +179,11 @@ pub fn run_train(args: &TrainArgs) -> u8 {
     };
     let load = |path: &str| match path {
         "embedded" => nnue::embedded()
-            .map(|net| net.as_ref().clone())
+            .map(|nets| {
+                nets.for_rule(StalemateRule::StalematedSideWins)
+                    .as_ref()
+                    .clone()
+            })
             .ok_or_else(|| "this build has no embedded network".to_string()),
         file => Network::load(file).map_err(|e| e.to_string()),
     };

@@ -43,7 +43,7 @@ use crate::{
     rules::{hash, StalemateRule},
     search::{
         self,
-        nnue::Network,
+        nnue::Networks,
         time,
         tt::{score_from_tt, score_to_tt, TranspositionTable},
         Bound, Heuristics, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
@@ -75,7 +75,7 @@ pub struct SearchRequest {
     /// Books of proofs to answer from first (the embedded one, a user's).
     pub books: Vec<Arc<ProofBook>>,
     /// The evaluation network (`None`: the linear evaluation).
-    pub network: Option<Arc<Network>>,
+    pub network: Option<Networks>,
 }
 
 struct Running {

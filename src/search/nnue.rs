@@ -24,9 +24,13 @@
 //! The network file: the magic `SYOTTINN`, then little-endian `u32`s (format version, inputs,
 //! hidden, heads, QA, QB, output scale, base: 0 none, 1 linear), then `i16` first-layer weights (input-major), `i16`
 //! first-layer biases, `i16` output weights (head-major, side to move's neurons first), `i32`
-//! output biases, and nothing after. `train::trainer` writes it; the engine embeds
-//! `nets/syotti.nnue` (see the README for how it was made) and the UCI option `EvalFile` loads
-//! another.
+//! output biases, and nothing after. `train::trainer` writes it.
+//!
+//! The engine embeds two networks (`Networks`): `nets/syotti.nnue` for antichess and the
+//! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide-heavy
+//! games, for suicide (see the README for how they were made and measured; fine-tuning the one
+//! network for suicide cost it strength in antichess). The UCI option `EvalFile` loads one file
+//! for all conventions.
 
 use std::sync::Arc;
 
@@ -52,15 +56,51 @@ pub const SCALE: i32 = 400;
 pub const FORMAT_VERSION: u32 = 1;
 pub const MAGIC: &[u8; 8] = b"SYOTTINN";
 
-/// The network the engine embeds.
+/// The networks the engine embeds: antichess (and stalemate-is-a-draw), and suicide.
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/syotti.nnue");
+static EMBEDDED_SUICIDE_BYTES: &[u8] = include_bytes!("../../nets/syotti-suicide.nnue");
 
-static EMBEDDED: Lazy<Option<Arc<Network>>> =
-    Lazy::new(|| Network::from_bytes(EMBEDDED_BYTES).ok().map(Arc::new));
+static EMBEDDED: Lazy<Option<Networks>> = Lazy::new(|| {
+    let standard = Network::from_bytes(EMBEDDED_BYTES).ok()?;
+    let suicide = Network::from_bytes(EMBEDDED_SUICIDE_BYTES).ok()?;
+    Some(Networks {
+        standard: Arc::new(standard),
+        suicide: Arc::new(suicide),
+    })
+});
 
-/// The embedded network (`None` only if the build embedded a bad file, which a test rules out).
-pub fn embedded() -> Option<Arc<Network>> {
+/// The embedded networks (`None` only if the build embedded a bad file, which a test rules out).
+pub fn embedded() -> Option<Networks> {
     EMBEDDED.clone()
+}
+
+/// The networks a search may evaluate with, one for each stalemate convention's games (each
+/// network still has both heads; a search uses its convention's head of its convention's
+/// network).
+#[derive(Clone, Debug)]
+pub struct Networks {
+    /// Antichess and stalemate-is-a-draw games.
+    standard: Arc<Network>,
+    /// Suicide games (fewer pieces wins a stalemate).
+    suicide: Arc<Network>,
+}
+
+impl Networks {
+    /// One network for every convention (a file loaded with `EvalFile`).
+    pub fn single(network: Arc<Network>) -> Networks {
+        Networks {
+            standard: network.clone(),
+            suicide: network,
+        }
+    }
+
+    /// The network for games under `rule`.
+    pub fn for_rule(&self, rule: StalemateRule) -> &Arc<Network> {
+        match rule {
+            StalemateRule::FewerPiecesWins => &self.suicide,
+            StalemateRule::StalematedSideWins | StalemateRule::Draw => &self.standard,
+        }
+    }
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -596,8 +636,16 @@ mod tests {
     }
 
     #[test]
-    fn the_embedded_network_loads() {
-        assert!(embedded().is_some());
+    fn the_embedded_networks_load_and_differ() {
+        let nets = embedded().expect("both embedded networks load");
+        let standard = nets.for_rule(StalemateRule::StalematedSideWins);
+        assert!(Arc::ptr_eq(standard, nets.for_rule(StalemateRule::Draw)));
+        assert!(**standard != **nets.for_rule(StalemateRule::FewerPiecesWins));
+        let one = Networks::single(standard.clone());
+        assert!(Arc::ptr_eq(
+            one.for_rule(StalemateRule::FewerPiecesWins),
+            one.for_rule(StalemateRule::StalematedSideWins)
+        ));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::{
     io::Write,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        Arc, Mutex,
+        Mutex,
     },
     time::Instant,
 };
@@ -23,7 +23,7 @@ use super::{data::format_line, Rng};
 use crate::{
     rules::{Game, StalemateRule},
     search::{
-        nnue::Network, search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams,
+        nnue::Networks, search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams,
         SilentReporter,
     },
     tablebase::Tablebases,
@@ -44,7 +44,7 @@ pub struct DatagenConfig {
     /// Plies after which an unfinished game is scored a draw.
     pub max_plies: usize,
     /// The evaluation the games are played with (`None`: the linear evaluation).
-    pub network: Option<Arc<Network>>,
+    pub network: Option<Networks>,
 }
 
 /// What was generated.

@@ -615,10 +615,8 @@ mod tests {
         data
     }
 
-    /// A few epochs on a tiny set learn its labels: the loss falls, and the quantised network
-    /// agrees with the float one.
-    #[test]
-    fn training_fits_a_small_set() {
+    /// Thirty epochs on `small_set` from random weights: the data, the settings and the result.
+    fn fit_small_set() -> (Dataset, TrainConfig, Trained) {
         let data = small_set();
         let config = TrainConfig {
             epochs: 30,
@@ -628,6 +626,14 @@ mod tests {
             ..TrainConfig::default()
         };
         let trained = train(&data, &config, &mut |_| {});
+        (data, config, trained)
+    }
+
+    /// A few epochs on a tiny set learn its labels: the loss falls, and the quantised network
+    /// agrees with the float one.
+    #[test]
+    fn training_fits_a_small_set() {
+        let (_, _, trained) = fit_small_set();
         let first = trained.epochs[0].train_loss;
         let last = trained.epochs[trained.epochs.len() - 1].train_loss;
         assert!(last < first * 0.5, "loss {first} -> {last}");
@@ -654,15 +660,7 @@ mod tests {
     /// unchanged (to one rounding step), and its first epoch already has the trained loss.
     #[test]
     fn fine_tuning_starts_from_the_given_network() {
-        let data = small_set();
-        let config = TrainConfig {
-            epochs: 30,
-            batch: 16,
-            learning_rate: 0.01,
-            validation: 0.1,
-            ..TrainConfig::default()
-        };
-        let trained = train(&data, &config, &mut |_| {});
+        let (data, config, trained) = fit_small_set();
         let from_random = trained.epochs[0].train_loss;
         let tuned = train(
             &data,

@@ -16,8 +16,9 @@ pub const SYZYGY_PROBE_LIMIT_MAX: usize = 7;
 /// of 200) but lost more games: 82.0% (+159 =10 -31). (40 had shown nothing at 5+0.05 over 100
 /// games.) Against the newest Fairy-Stockfish (c19b5f6c, suicide, 10+0.1, 200 games, Hash 256),
 /// 0 scored 62.7% (+109 =33 -58) where 200 had scored 61.3% (+110 =25 -65): more draws, fewer
-/// losses, no clear difference, so 200 stays. Analysis (`UCI_AnalyseMode`, `syotti analyse`)
-/// always uses 0.
+/// losses, no clear difference; at 60+0.6 (30 games only) 0 scored 56.7% (+16 =2 -12) where 200
+/// had scored 57.0% over 121 games. So 200 stays. Analysis (`UCI_AnalyseMode`,
+/// `syotti analyse`) always uses 0.
 pub const CONTEMPT_DEFAULT: u64 = 200;
 pub const CONTEMPT_MAX: u64 = 1_000;
 /// The value of the `Stalemate` option that follows the variant's own convention.

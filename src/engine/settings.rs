@@ -17,11 +17,12 @@ pub const SYZYGY_PROBE_LIMIT_MAX: usize = 7;
 /// games.) Against the newest Fairy-Stockfish (c19b5f6c, suicide, 10+0.1, 200 games, Hash 256),
 /// 0 scored 62.7% (+109 =33 -58) where 200 had scored 61.3% (+110 =25 -65): more draws, fewer
 /// losses, no clear difference; at 60+0.6 (30 games only) 0 scored 56.7% (+16 =2 -12) where 200
-/// has scored 58.0% (+77 =27 -52) over 156 games. So 200 stays. Also tried: a draw that the opponent's move
-/// makes scored 0 rather than +200 for it (so that the search stops assuming that the opponent
-/// takes any repetition worth less than two pawns to it): 49.0% in self-play (200 games, 2+0.02,
-/// suicide) and 59.8% (+104 =31 -65) against the newest Fairy-Stockfish (suicide, 10+0.1, 200
-/// games): no gain, not kept. Analysis (`UCI_AnalyseMode`, `syotti analyse`) always uses 0.
+/// has scored 58.0% (+100 =32 -68) over 200 games. So 200 stays. Also tried: a draw that the
+/// opponent's move makes scored 0 rather than +200 for it (so that the search stops assuming
+/// that the opponent takes any repetition worth less than two pawns to it): 49.0% in self-play
+/// (200 games, 2+0.02, suicide) and 59.8% (+104 =31 -65) against the newest Fairy-Stockfish
+/// (suicide, 10+0.1, 200 games): no gain, not kept. Analysis (`UCI_AnalyseMode`, `syotti
+/// analyse`) always uses 0.
 pub const CONTEMPT_DEFAULT: u64 = 200;
 pub const CONTEMPT_MAX: u64 = 1_000;
 /// The value of the `Stalemate` option that follows the variant's own convention.

@@ -32,7 +32,7 @@
 //! late-move pruning up to depth 5 instead of 3, 51.2% (+86 =33 −81); the two together, 49.2%
 //! (+80 =37 −83). No sign of a gain. Reducing late moves that offer a piece like other quiet
 //! moves (their offer bonus in the ordering score taking about a ply off; still never pruned):
-//! 38% fewer nodes in bench, 52.7% (+89 =33 −78) in that self-play and 54.0% (+85 =46 −69) at
+//! 38% fewer nodes in bench, 52.8% (+89 =33 −78) in that self-play and 54.0% (+85 =46 −69) at
 //! 5+0.05, but 59.0% (+105 =26 −69) against Fairy-Stockfish in suicide at 10+0.1 (200 games),
 //! where the build without it scored 61.3%: not kept.
 

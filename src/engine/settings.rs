@@ -21,8 +21,8 @@ pub const SYZYGY_PROBE_LIMIT_MAX: usize = 7;
 /// opponent's move makes scored 0 rather than +200 for it (so that the search stops assuming
 /// that the opponent takes any repetition worth less than two pawns to it): 49.0% in self-play
 /// (200 games, 2+0.02, suicide) and 59.8% (+104 =31 -65) against the newest Fairy-Stockfish
-/// (suicide, 10+0.1, 200 games): no gain, not kept. Analysis (`UCI_AnalyseMode`, `syotti
-/// analyse`) always uses 0.
+/// (suicide, 10+0.1, 200 games): no gain, not kept. Analysis (`UCI_AnalyseMode`,
+/// `syotti analyse`) always uses 0.
 pub const CONTEMPT_DEFAULT: u64 = 200;
 pub const CONTEMPT_MAX: u64 = 1_000;
 /// The value of the `Stalemate` option that follows the variant's own convention.

@@ -155,6 +155,11 @@ pub struct TrainArgs {
     /// instead of random weights: fine-tuning. It must have been trained on the same `--base`.
     #[arg(long)]
     pub init: Option<String>,
+    /// Show each training position as itself or mirrored left to right (a coin toss per
+    /// position and epoch): antichess has no castling, so the mirror is a true position with
+    /// the same labels.
+    #[arg(long)]
+    pub mirror: bool,
 }
 
 pub fn run_train(args: &TrainArgs) -> u8 {
@@ -238,6 +243,7 @@ pub fn run_train(args: &TrainArgs) -> u8 {
         validation: args.validation,
         base,
         init,
+        mirror: args.mirror,
         ..TrainConfig::default()
     };
     let trained = train(&data, &config, &mut |r| {

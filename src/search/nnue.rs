@@ -27,8 +27,8 @@
 //! output biases, and nothing after. `train::trainer` writes it.
 //!
 //! The engine embeds two networks (`Networks`): `nets/syotti.nnue` for antichess and the
-//! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide-heavy
-//! games, for suicide (see the README for how they were made and measured; fine-tuning the one
+//! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide games,
+//! for suicide (see `nets/README.md` for how they were made and measured; fine-tuning the one
 //! network for suicide cost it strength in antichess). The UCI option `EvalFile` loads one file
 //! for all conventions.
 

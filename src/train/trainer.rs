@@ -10,6 +10,9 @@
 //! K is fitted first to the data: the scale at which the search's scores best predict the
 //! results. Weights are clipped so that the quantised network cannot overflow (|w| ≤ 1.98), and
 //! a share of the data is held out to report the loss on positions the trainer has not seen.
+//! With `mirror`, each training position is shown as it is or mirrored left to right (a fixed
+//! coin toss per position and epoch): without castling that is a true position with the same
+//! labels, and the suicide network of round 6 learnt from it (`nets/README.md`).
 
 use std::io::BufRead;
 

@@ -710,14 +710,16 @@ mod tests {
         data
     }
 
-    /// Thirty epochs on `small_set` from random weights: the data, the settings and the result.
-    fn fit_small_set() -> (Dataset, TrainConfig, Trained) {
+    /// Thirty epochs on `small_set` from random weights, positions shown mirrored half of the
+    /// time with `mirror`: the data, the settings and the result.
+    fn fit_small_set(mirror: bool) -> (Dataset, TrainConfig, Trained) {
         let data = small_set();
         let config = TrainConfig {
             epochs: 30,
             batch: 16,
             learning_rate: 0.01,
             validation: 0.1,
+            mirror,
             ..TrainConfig::default()
         };
         let trained = train(&data, &config, &mut |_| {});
@@ -728,7 +730,7 @@ mod tests {
     /// agrees with the float one.
     #[test]
     fn training_fits_a_small_set() {
-        let (_, _, trained) = fit_small_set();
+        let (_, _, trained) = fit_small_set(false);
         let first = trained.epochs[0].train_loss;
         let last = trained.epochs[trained.epochs.len() - 1].train_loss;
         assert!(last < first * 0.5, "loss {first} -> {last}");
@@ -755,16 +757,7 @@ mod tests {
     /// and its mirror alike, though the mirror is not in the data.
     #[test]
     fn training_with_mirrors_fits_both_sides_of_the_board() {
-        let data = small_set();
-        let config = TrainConfig {
-            epochs: 30,
-            batch: 16,
-            learning_rate: 0.01,
-            validation: 0.1,
-            mirror: true,
-            ..TrainConfig::default()
-        };
-        let trained = train(&data, &config, &mut |_| {});
+        let (_, _, trained) = fit_small_set(true);
         let first = trained.epochs[0].train_loss;
         let last = trained.epochs[trained.epochs.len() - 1].train_loss;
         assert!(last < first * 0.5, "loss {first} -> {last}");
@@ -793,7 +786,7 @@ mod tests {
     /// unchanged (to one rounding step), and its first epoch already has the trained loss.
     #[test]
     fn fine_tuning_starts_from_the_given_network() {
-        let (data, config, trained) = fit_small_set();
+        let (data, config, trained) = fit_small_set(false);
         let from_random = trained.epochs[0].train_loss;
         let tuned = train(
             &data,

@@ -91,6 +91,8 @@ pub(super) struct SearchContext<'a> {
     pub played: Vec<Option<(Role, Square)>>,
     /// The move a singular-extension search at each ply leaves out.
     pub excluded: Vec<Option<Move>>,
+    /// Double singular extensions on the path down to each ply.
+    pub double_extensions: Vec<u8>,
     /// Triangular PV table: `pv[ply]` is the best line found from that ply.
     pub pv: Vec<Vec<Move>>,
     pub stopped: bool,
@@ -148,6 +150,7 @@ impl<'a> SearchContext<'a> {
             heuristics: Heuristics::default(),
             played: vec![None; MAX_PLY + 2],
             excluded: vec![None; MAX_PLY + 2],
+            double_extensions: vec![0; MAX_PLY + 2],
             pv: vec![Vec::new(); MAX_PLY + 2],
             stopped: false,
             start: Instant::now(),

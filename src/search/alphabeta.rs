@@ -12,12 +12,12 @@
 //! same way by their capture history. A deep node the table has no move for is searched a ply
 //! shallower (internal iterative reduction). A table move that alone holds its node (singular: the
 //! other moves fail well below its score in a shallower search without it) is searched a ply
-//! deeper, and two plies deeper off the principal variation when the others fail far below (at
-//! most three times along one path). There is no null-move pruning: in antichess the side to
-//! move is very often in zugzwang (any move it makes helps the opponent), which is exactly where
-//! a null move lies. (Tried once with Fairy-Stockfish's conditions, no pass without a piece
-//! besides pawns on both sides, reduction 3 + depth / 3, verified from depth 12: 44.6% in
-//! self-play, 240 games at 2+0.02.)
+//! deeper; in suicide, two plies deeper off the principal variation when the others fail far
+//! below (at most three times along one path). There is no null-move pruning: in antichess the
+//! side to move is very often in zugzwang (any move it makes helps the opponent), which is
+//! exactly where a null move lies. (Tried once with Fairy-Stockfish's conditions, no pass
+//! without a piece besides pawns on both sides, reduction 3 + depth / 3, verified from depth 12:
+//! 44.6% in self-play, 240 games at 2+0.02.)
 //!
 //! Expected node types follow Stockfish: the children of a node expected to fail high (a cut
 //! node) searched first are expected to fail low, and the later moves' null-window searches are
@@ -46,7 +46,7 @@ use super::{
     tt::{score_from_tt, score_to_tt, NO_EVAL},
     Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
-use crate::rules::hash;
+use crate::rules::{hash, StalemateRule};
 
 /// Base reductions by depth and move index: `0.75 + ln(depth) ln(index) / 2.25`, the shape
 /// Stockfish-family engines use.
@@ -78,17 +78,43 @@ const LMR_HISTORY_DIVISOR: Score = 8_192;
 const RFP_DEPTH: i32 = 5;
 const RFP_MARGIN: Score = 100;
 
-/// Singular extensions apply from this depth; the other moves must fail this many
-/// centipawns per ply below the table's score.
-const SE_DEPTH: i32 = 7;
+/// The other moves must fail this many centipawns per ply below the table's score for the
+/// table move to be singular.
 const SE_MARGIN: Score = 2;
 /// A non-PV table move whose rivals fail this much further below is extended two plies, at
-/// most `DOUBLE_EXTENSIONS_MAX` times along one path. These (with `SE_DEPTH` 7, once 8) scored
-/// 53.0% (+175 =74 −151) in self-play against the build without them (suicide, 2+0.02, 400
-/// games) and 67.0% (+125 =18 −57) against Fairy-Stockfish in suicide at 10+0.1 (200 games),
-/// where the build without them had scored 63.7%.
+/// most `DOUBLE_EXTENSIONS_MAX` times along one path.
 const DOUBLE_MARGIN: Score = 90;
 const DOUBLE_EXTENSIONS_MAX: u8 = 3;
+
+/// How singular extensions are set under one stalemate convention: from which depth, and
+/// whether a table move far above the others is extended two plies.
+///
+/// In suicide they start at depth 7 with double extensions: 53.0% (+175 =74 −151) in self-play
+/// against depth 8 without them (2+0.02, 400 games) and 67.0% (+125 =18 −57) against
+/// Fairy-Stockfish at 10+0.1 (200 games), where depth 8 without them had scored 63.7%. In
+/// antichess the same settings scored 52.7% (+180 =62 −158) in self-play (400 games) but
+/// 60.3% (+218 =46 −136, 400 games) against Fairy-Stockfish at 10+0.1, where depth 8 without
+/// them had scored 66.8% (+124 =19 −57, 200 games): the peer is the one to beat, so antichess
+/// (and the draw convention) keep depth 8 without them until a longer run says otherwise.
+struct SingularSettings {
+    depth: i32,
+    doubles: bool,
+}
+
+impl SingularSettings {
+    fn for_rule(rule: StalemateRule) -> SingularSettings {
+        match rule {
+            StalemateRule::FewerPiecesWins => SingularSettings {
+                depth: 7,
+                doubles: true,
+            },
+            StalemateRule::StalematedSideWins | StalemateRule::Draw => SingularSettings {
+                depth: 8,
+                doubles: false,
+            },
+        }
+    }
+}
 
 /// Internal iterative reduction applies from this depth.
 const IIR_DEPTH: i32 = 4;
@@ -277,11 +303,12 @@ impl SearchContext<'_> {
         // and is searched a ply deeper. When even the others beat beta there, the node fails
         // high without the full search (multi-cut).
         let mut tt_extension = 0;
+        let singular = SingularSettings::for_rule(self.rule);
         if let (Some(ttm), Some(h)) = (tt_move, hit) {
             let tt_score = score_from_tt(h.score, ply);
             if excluded.is_none()
                 && ply > 0
-                && depth >= SE_DEPTH
+                && depth >= singular.depth
                 && h.depth >= depth - 3
                 && h.bound != Bound::Upper
                 && moves.len() > 1
@@ -305,7 +332,8 @@ impl SearchContext<'_> {
                 }
                 if score < singular_beta {
                     tt_extension = 1;
-                    if !pv_node
+                    if singular.doubles
+                        && !pv_node
                         && score < singular_beta - DOUBLE_MARGIN
                         && self.double_extensions[ply] < DOUBLE_EXTENSIONS_MAX
                     {

@@ -96,22 +96,27 @@ const DOUBLE_EXTENSIONS_MAX: u8 = 3;
 /// 60.3% (+218 =46 −136, 400 games) against Fairy-Stockfish at 10+0.1, where depth 8 without
 /// them had scored 66.8% (+124 =19 −57, 200 games): the peer is the one to beat, so antichess
 /// (and the draw convention) keep depth 8 without them until a longer run says otherwise.
-struct SingularSettings {
+pub(super) struct SingularSettings {
     depth: i32,
     doubles: bool,
 }
 
 impl SingularSettings {
-    fn for_rule(rule: StalemateRule) -> SingularSettings {
+    const SUICIDE: SingularSettings = SingularSettings {
+        depth: 7,
+        doubles: true,
+    };
+    const DEFAULT: SingularSettings = SingularSettings {
+        depth: 8,
+        doubles: false,
+    };
+
+    /// The settings a search under `rule` uses, chosen once per search (the context holds
+    /// them beside the evaluation weights).
+    pub(super) const fn for_rule(rule: StalemateRule) -> &'static SingularSettings {
         match rule {
-            StalemateRule::FewerPiecesWins => SingularSettings {
-                depth: 7,
-                doubles: true,
-            },
-            StalemateRule::StalematedSideWins | StalemateRule::Draw => SingularSettings {
-                depth: 8,
-                doubles: false,
-            },
+            StalemateRule::FewerPiecesWins => &SingularSettings::SUICIDE,
+            StalemateRule::StalematedSideWins | StalemateRule::Draw => &SingularSettings::DEFAULT,
         }
     }
 }
@@ -303,7 +308,7 @@ impl SearchContext<'_> {
         // and is searched a ply deeper. When even the others beat beta there, the node fails
         // high without the full search (multi-cut).
         let mut tt_extension = 0;
-        let singular = SingularSettings::for_rule(self.rule);
+        let singular = self.singular;
         if let (Some(ttm), Some(h)) = (tt_move, hit) {
             let tt_score = score_from_tt(h.score, ply);
             if excluded.is_none()

@@ -14,6 +14,7 @@ use std::{
 use shakmaty::{variant::Antichess, Color, Move, Position, Role, Square};
 
 use super::{
+    alphabeta::SingularSettings,
     eval::{evaluate_with, EvalParams},
     nnue::{AccumulatorStack, Network},
     tt::TranspositionTable,
@@ -80,6 +81,8 @@ pub(super) struct SearchContext<'a> {
     pub rule: StalemateRule,
     /// The evaluation weights for `rule`.
     pub eval: &'static EvalParams,
+    /// How singular extensions are set for `rule`.
+    pub singular: &'static SingularSettings,
     /// Keys of the game so far and of the current path, the current node last.
     pub keys: Vec<u64>,
     pub nodes: u64,
@@ -143,6 +146,7 @@ impl<'a> SearchContext<'a> {
             control,
             rule,
             eval: EvalParams::for_rule(rule),
+            singular: SingularSettings::for_rule(rule),
             keys: history_keys.to_vec(),
             nodes: 0,
             seldepth: 0,

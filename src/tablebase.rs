@@ -15,10 +15,10 @@ use std::{
 };
 
 use shakmaty::{variant::Antichess, Move, Position, Role};
-use shakmaty_syzygy::{Dtz, Tablebase, Wdl};
+use shakmaty_syzygy::{Dtz, MaybeRounded, Tablebase, Wdl};
 use thiserror::Error;
 
-use crate::rules::{outcome::position_outcome, StalemateRule};
+use crate::rules::{game::FIFTY_MOVE_PLIES, outcome::position_outcome, StalemateRule};
 
 #[derive(Debug, Error)]
 pub enum TablebaseError {
@@ -131,16 +131,29 @@ impl Tablebases {
 
     /// DTZ of a position for its side to move, if a DTZ table exists.
     pub fn dtz(&self, pos: &Antichess, rule: StalemateRule, limit: usize) -> Option<i32> {
+        self.dtz_bound(pos, rule, limit).map(|(dtz, _)| dtz)
+    }
+
+    /// DTZ of a position for its side to move, and the most plies the zeroing may really be away
+    /// (a table may store DTZ rounded: one ply more).
+    fn dtz_bound(&self, pos: &Antichess, rule: StalemateRule, limit: usize) -> Option<(i32, i32)> {
         if !self.covers(pos, rule, limit) {
             return None;
         }
-        let dtz: Dtz = self.tables.probe_dtz(pos).ok()?.ignore_rounding();
+        let probed = self.tables.probe_dtz(pos).ok()?;
+        let rounded = matches!(probed, MaybeRounded::Rounded(_));
+        let dtz: Dtz = probed.ignore_rounding();
         self.hits.fetch_add(1, Ordering::Relaxed);
-        Some(dtz.0)
+        Some((dtz.0, dtz.0.abs() + i32::from(rounded)))
     }
 
     /// The root moves ranked best first: by WDL, then the fastest win (or slowest loss) by DTZ.
     /// `None` unless every move's result is known.
+    ///
+    /// The root's halfmove clock counts: after a move that does not zero it, a win whose zeroing
+    /// could come later than the hundredth ply is only a cursed win (a draw under the fifty-move
+    /// rule), and a loss so far away only a blessed loss. Without a DTZ table the distance is not
+    /// known, so such a root is not ranked at all.
     pub fn rank_root(
         &self,
         pos: &Antichess,
@@ -169,10 +182,15 @@ impl Tablebases {
             } else {
                 // One DTZ probe gives both the WDL and the distance. Without a DTZ table
                 // (KBNvK) the WDL after zeroing is the best there is.
-                match self.dtz(&child, rule, limit) {
-                    Some(d) => (-Wdl::from_dtz(Dtz(d)), Some(-d)),
-                    None => (-self.wdl_after_zeroing(&child, rule, limit)?, None),
-                }
+                let (d, most) = self.dtz_bound(&child, rule, limit)?;
+                let wdl = -Wdl::from_dtz(Dtz(d));
+                let late = child.halfmoves() as i32 + most > FIFTY_MOVE_PLIES as i32;
+                let wdl = match wdl {
+                    Wdl::Win if late => Wdl::CursedWin,
+                    Wdl::Loss if late => Wdl::BlessedLoss,
+                    other => other,
+                };
+                (wdl, Some(-d))
             };
             ranked.push(RankedMove { m, wdl, dtz });
         }

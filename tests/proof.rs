@@ -103,7 +103,7 @@ fn black_refutes_e4_d4_d3() {
         // The line follows the loser's longest resistance: as long as the proof is deep.
         let mut line_game = game.clone();
         let line = proof.main_line(200);
-        assert_eq!(line.len() as u32, proof.depth(), "after {first}");
+        assert_eq!(line.len() as u32, proof.depth().plies, "after {first}");
         for m in line {
             line_game.play(m).expect("main line is legal");
         }

@@ -5,7 +5,7 @@ use std::{path::PathBuf, sync::Arc};
 use super::{json_string, prove::open_tables, EXIT_BAD_INPUT};
 use crate::{
     proof::{
-        book::{BookRoot, ProofBook},
+        book::{BookMove, BookRoot, ProofBook},
         verify::{read_proof, verify_with_tables},
     },
     rules::{notation, Game, Position, StalemateRule, START_FEN},
@@ -66,6 +66,13 @@ pub enum BookCommand {
         polyglot: Option<PathBuf>,
         #[arg(long)]
         pgn: Option<PathBuf>,
+        /// A folder to write each root's proof tree into, rebuilt from the book and the rules
+        /// (`root-N.proof`, the proof file format; `book build` makes a book of them again).
+        #[arg(long)]
+        proofs: Option<PathBuf>,
+        /// Endgame tablebase folders, to mark the table leaves of `--proofs` trees.
+        #[arg(long)]
+        syzygy: Option<String>,
         /// A book file instead of the embedded book.
         #[arg(long)]
         book: Option<PathBuf>,
@@ -112,8 +119,16 @@ pub fn run(args: &BookArgs) -> u8 {
         BookCommand::Export {
             polyglot,
             pgn,
+            proofs,
+            syzygy,
             book,
-        } => export(polyglot.as_ref(), pgn.as_ref(), book.as_ref()),
+        } => export(
+            polyglot.as_ref(),
+            pgn.as_ref(),
+            proofs.as_ref(),
+            syzygy.as_deref(),
+            book.as_ref(),
+        ),
         BookCommand::Verify { book, syzygy } => {
             verify_book(book.as_ref(), syzygy.as_deref()).map(|lines| {
                 for line in lines {
@@ -191,21 +206,22 @@ fn probe(fen: &str, moves: &[String], path: Option<&PathBuf>, json: bool) -> Res
             .map_err(|e| format!("move {} ({text}): {e}", i + 1))?;
     }
     let pos = game.position();
-    let (kind, hit) = match book.probe(pos, book.rule()) {
-        Some(hit) => ("win", Some(hit)),
-        None => match book.probe_loser(pos, book.rule()) {
-            Some(hit) => ("loss", Some(hit)),
-            None => ("unknown", None),
-        },
+    // The game's history counts: a line the loser could repeat is no proof here.
+    let answer = book.answer(pos, book.rule(), game.keys());
+    let kind = match answer {
+        Some(a) if a.wins => "win",
+        Some(_) => "loss",
+        None => "unknown",
     };
-    let moves_to_end = hit.map(|h| h.plies.div_ceil(2));
+    let hit = answer.map(|a| a.hit);
     if json {
         println!(
-            "{{\"fen\":{},\"result\":{},\"move\":{},\"plies\":{},\"line\":[{}]}}",
+            "{{\"fen\":{},\"result\":{},\"move\":{},\"plies\":{},\"exact\":{},\"line\":[{}]}}",
             json_string(&notation::to_fen(pos)),
             json_string(kind),
             hit.map_or("null".to_string(), |h| json_string(&notation::uci(h.best))),
-            hit.map_or("null".to_string(), |h| h.plies.to_string()),
+            hit.map_or("null".to_string(), |h| h.distance.plies.to_string()),
+            hit.map_or("null".to_string(), |h| h.distance.exact.to_string()),
             book.line(pos, 60)
                 .iter()
                 .map(|&m| json_string(&notation::uci(m)))
@@ -219,18 +235,34 @@ fn probe(fen: &str, moves: &[String], path: Option<&PathBuf>, json: bool) -> Res
     } else {
         "Black"
     };
-    match (kind, hit, moves_to_end) {
-        ("win", Some(h), Some(n)) => println!(
-            "{side} to move wins in {n} (book): {} ({})",
+    // A proof that ends in table leaves proves the result, not the number of moves.
+    let distance = |h: BookMove| {
+        if h.distance.exact {
+            format!("in {} (book)", h.distance.plies.div_ceil(2))
+        } else {
+            format!(
+                "(book; {} plies to the endgame tables, which win it)",
+                h.distance.plies
+            )
+        }
+    };
+    match (kind, hit) {
+        ("win", Some(h)) => println!(
+            "{side} to move wins {}: {} ({})",
+            distance(h),
             notation::san(pos, h.best),
             notation::uci(h.best)
         ),
-        ("loss", Some(h), Some(n)) => println!(
-            "{side} to move loses in {n} (book); longest resistance {} ({})",
+        ("loss", Some(h)) => println!(
+            "{side} to move loses {}; longest resistance {} ({})",
+            distance(h),
             notation::san(pos, h.best),
             notation::uci(h.best)
         ),
-        _ => println!("not in the book"),
+        _ => {
+            println!("not in the book");
+            return Ok(());
+        }
     }
     let line = book.line(pos, 60);
     if !line.is_empty() {
@@ -242,12 +274,28 @@ fn probe(fen: &str, moves: &[String], path: Option<&PathBuf>, json: bool) -> Res
 fn export(
     polyglot: Option<&PathBuf>,
     pgn: Option<&PathBuf>,
+    proofs: Option<&PathBuf>,
+    syzygy: Option<&str>,
     path: Option<&PathBuf>,
 ) -> Result<(), String> {
-    if polyglot.is_none() && pgn.is_none() {
-        return Err("give --polyglot FILE and/or --pgn FILE".to_string());
+    if polyglot.is_none() && pgn.is_none() && proofs.is_none() {
+        return Err("give --polyglot FILE, --pgn FILE and/or --proofs DIR".to_string());
     }
     let book = load(path)?;
+    if let Some(dir) = proofs {
+        let tables = tables(syzygy)?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for (index, root) in book.roots().iter().enumerate() {
+            let text = book
+                .proof_text(root, tables.as_ref())
+                .map_err(|e| format!("{}: {e}", root.fen))?;
+            let out = dir.join(format!("root-{}.proof", index + 1));
+            std::fs::write(&out, text)
+                .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+            println!("proof: {} written to {}", root.fen, out.display());
+        }
+    }
     if let Some(out) = polyglot {
         let bytes = book.to_polyglot();
         std::fs::write(out, &bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;

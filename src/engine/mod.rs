@@ -39,15 +39,15 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use crate::{
     memory::AllocError,
-    proof::{book::ProofBook, ProofLimits},
-    rules::{hash, StalemateRule},
+    proof::{book::ProofBook, history, Distance, ProofLimits},
+    rules::{game as outcome, hash, StalemateRule},
     search::{
         self,
         nnue::Networks,
         time,
         tt::{score_from_tt, score_to_tt, TranspositionTable},
         Bound, Heuristics, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
-        SearchResult, SilentReporter, MATE, MAX_PLY,
+        SearchResult, SilentReporter, MATE, MAX_PLY, TB_WIN,
     },
     tablebase::Tablebases,
 };
@@ -255,21 +255,21 @@ fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> Sea
 }
 
 /// Reports a result that a proof decides, without searching: a win (or, with `wins` false, a
-/// loss) for the side to move in `plies`, along `line`.
+/// loss) for the side to move, along `line`. An exact distance is a mate score; a proof that ends
+/// in table leaves proves the result but not its distance, and scores as the search scores a
+/// table win (`TB_WIN` less the plies to the tables).
 fn proven_result(
     wins: bool,
-    plies: u32,
+    distance: Distance,
     line: Vec<Move>,
     nodes: u64,
     started: Instant,
     tt: &TranspositionTable,
     reporter: &dyn Reporter,
 ) -> SearchResult {
-    let score = if wins {
-        MATE - plies as Score
-    } else {
-        -(MATE - plies as Score)
-    };
+    let plies = distance.plies;
+    let win = if distance.exact { MATE } else { TB_WIN } - plies as Score;
+    let score = if wins { win } else { -win };
     let elapsed = started.elapsed();
     reporter.info(&SearchInfo {
         depth: plies,
@@ -307,6 +307,13 @@ fn remembered(
     let memory = proven.lock().ok()?;
     let pos = &request.position;
     let node = memory.lookup(pos, request.rule)?;
+    // The proof must hold in this game: the loser may not steer into a position played before.
+    let repeats = history::may_repeat(pos, request.rule, node.winner, &request.history, |p| {
+        memory.lookup(p, request.rule).and_then(|n| n.best)
+    });
+    if repeats {
+        return None;
+    }
     let legal = pos.legal_moves();
     let (wins, first) = if node.winner == pos.turn() {
         let best = node
@@ -316,8 +323,8 @@ fn remembered(
             return None;
         }
         reporter.message(&format!(
-            "proof: forced win, {} plies (proved earlier)",
-            node.plies
+            "proof: forced win, {} (proved earlier)",
+            plies_text(node.distance)
         ));
         (true, best)
     } else if let [only] = legal.as_slice() {
@@ -325,9 +332,15 @@ fn remembered(
     } else {
         return None;
     };
-    let line = memory.line(pos, request.rule, first, node.plies as usize);
+    let line = memory.line(pos, request.rule, first, node.distance.plies as usize);
     Some(proven_result(
-        wins, node.plies, line, 0, started, tt, reporter,
+        wins,
+        node.distance,
+        line,
+        0,
+        started,
+        tt,
+        reporter,
     ))
 }
 
@@ -344,23 +357,38 @@ fn from_books(
     }
     let pos = &request.position;
     for book in &request.books {
-        let answer = match book.probe(pos, request.rule) {
-            Some(hit) => Some((true, hit, "book: proven win")),
-            None => book
-                .probe_loser(pos, request.rule)
-                .map(|hit| (false, hit, "book: proven loss; the longest resistance")),
+        let Some(answer) = book
+            .answer(pos, request.rule, &request.history)
+            .filter(|a| request.limits.allows(&a.hit.best))
+        else {
+            continue;
         };
-        if let Some((wins, hit, message)) =
-            answer.filter(|(_, h, _)| request.limits.allows(&h.best))
-        {
-            reporter.message(message);
-            let line = book.line(pos, hit.plies as usize);
-            return Some(proven_result(
-                wins, hit.plies, line, 0, started, tt, reporter,
-            ));
-        }
+        reporter.message(if answer.wins {
+            "book: proven win"
+        } else {
+            "book: proven loss; the longest resistance"
+        });
+        let line = book.line(pos, answer.hit.distance.plies as usize);
+        return Some(proven_result(
+            answer.wins,
+            answer.hit.distance,
+            line,
+            0,
+            started,
+            tt,
+            reporter,
+        ));
     }
     None
+}
+
+/// "N plies", or "N plies to the tables" for a proof that ends in table leaves.
+fn plies_text(distance: Distance) -> String {
+    if distance.exact {
+        format!("{} plies", distance.plies)
+    } else {
+        format!("{} plies to the tables", distance.plies)
+    }
 }
 
 /// A search under a game clock skips the proof scan of a root that the game's previous search
@@ -397,6 +425,17 @@ pub fn run_search(
 ) -> SearchResult {
     let legal = request.position.legal_moves();
     let started = Instant::now();
+    // A game already over by the rules has its result: no proof speaks for it.
+    let over = outcome::outcome(
+        &request.position,
+        &request.history,
+        request.rule,
+        !legal.is_empty(),
+    )
+    .is_some();
+    if over {
+        return run_alpha_beta(request, &request.limits, tt, heuristics, control, reporter);
+    }
     if let Some(result) = from_books(request, started, tt, reporter) {
         return result;
     }
@@ -437,13 +476,14 @@ pub fn run_search(
                 ProvenNode {
                     winner: request.position.turn(),
                     best: Some(win.best),
-                    plies: win.plies,
+                    distance: win.distance,
                 },
             );
         }
     }
     if let Some(win) = scan.win {
-        let score = MATE - win.plies as i32;
+        let win_score = if win.distance.exact { MATE } else { TB_WIN };
+        let score = win_score - win.distance.plies as i32;
         let key = hash::key(&request.position);
         tt.store(
             key,
@@ -453,16 +493,28 @@ pub fn run_search(
             MAX_PLY as i32 - 1,
             Bound::Exact,
         );
-        reporter.message(&format!("proof: forced win, {} plies", win.plies));
-        return proven_result(true, win.plies, win.line, scan.nodes, started, tt, reporter);
+        reporter.message(&format!("proof: forced win, {}", plies_text(win.distance)));
+        return proven_result(
+            true,
+            win.distance,
+            win.line,
+            scan.nodes,
+            started,
+            tt,
+            reporter,
+        );
     }
     // A forced move into a proven loss: say so (the score of the longest resistance) and play.
-    if let (Some(plies), [only]) = (scan.loss_plies, legal.as_slice()) {
+    if let (Some(loss), [only]) = (scan.loss, legal.as_slice()) {
+        reporter.message(&format!(
+            "proof: forced move into a proven loss, {}",
+            plies_text(loss)
+        ));
         let line = proven
             .lock()
-            .map(|memory| memory.line(&request.position, request.rule, *only, plies as usize))
+            .map(|memory| memory.line(&request.position, request.rule, *only, loss.plies as usize))
             .unwrap_or_else(|_| vec![*only]);
-        return proven_result(false, plies, line, scan.nodes, started, tt, reporter);
+        return proven_result(false, loss, line, scan.nodes, started, tt, reporter);
     }
     // Time the scan took from the engine's own clock: none while it pondered.
     let on_clock = if control.is_pondering() {

@@ -4,7 +4,9 @@
 //! proof-number search at the root. First the root itself is proved; if that is not decided, each
 //! root move is proved in turn with a smaller budget. A proven win is played at once (and reported
 //! as a mate score with its line); root moves proven to lose are left out of the alpha-beta
-//! search, unless every move loses. Proofs are verified before they are believed.
+//! search, unless every move loses. Proofs are verified before they are believed, and believed
+//! only where the game's history cannot spoil them (the loser steering into a position played
+//! twice before).
 
 use std::{
     sync::atomic::AtomicBool,
@@ -16,8 +18,11 @@ use shakmaty::{variant::Antichess, Move, Position};
 use crate::{
     memory::AllocError,
     proof::{
-        dfpn::prove_with_tables, tree::ProofTree, verify::verify_with_tables, ProofLimits,
-        ProofOutcome,
+        dfpn::prove_with_tables,
+        history,
+        tree::{position_id, ProofTree},
+        verify::verify_with_tables,
+        Distance, ProofLimits, ProofOutcome,
     },
     rules::{hash, StalemateRule},
     tablebase::Tablebases,
@@ -32,8 +37,8 @@ const MIN_PROOF_NODES: u64 = 4096;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProvenWin {
     pub best: Move,
-    /// Plies to the farthest end of the proof tree.
-    pub plies: u32,
+    /// How far the proof tree reaches.
+    pub distance: Distance,
     pub line: Vec<Move>,
 }
 
@@ -42,17 +47,24 @@ pub struct ScanResult {
     pub win: Option<ProvenWin>,
     /// Root moves proven to lose.
     pub losing: Vec<Move>,
-    /// When every root move is proven to lose: the plies of the longest resistance.
-    pub loss_plies: Option<u32>,
+    /// When every root move is proven to lose: the longest resistance.
+    pub loss: Option<Distance>,
     /// The verified proofs found (of the root, or of positions after a root move).
     pub proofs: Vec<ProofTree>,
     pub nodes: u64,
 }
 
-/// Whether a proof passes the verifier (with the tables for its table leaves): only such proofs
-/// are believed.
-fn verified(proof: &ProofTree, tables: Option<(&Tablebases, usize)>) -> bool {
-    verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_ok()
+/// Whether a proof is believed: it passes the verifier (with the tables for its table leaves),
+/// and in this game, whose keys up to the proof's root are `history`, the loser cannot steer into
+/// a position played before (`proof::history`).
+fn trusted(proof: &ProofTree, tables: Option<(&Tablebases, usize)>, history: &[u64]) -> bool {
+    if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_err() {
+        return false;
+    }
+    let moves = proof.winner_moves();
+    !history::may_repeat(&proof.root, proof.rule, proof.winner, history, |p| {
+        moves.get(&position_id(p)).copied()
+    })
 }
 
 /// Proves what it can within `limits` (nodes and time are shared by all the proofs).
@@ -77,18 +89,18 @@ pub fn scan(
     let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None)?;
     result.nodes += report.nodes;
     match report.outcome {
-        ProofOutcome::Win { best, proof } if verified(&proof, tables) => {
+        ProofOutcome::Win { best, proof } if trusted(&proof, tables, history) => {
             result.win = Some(ProvenWin {
                 best,
-                plies: proof.depth(),
+                distance: proof.depth(),
                 line: proof.main_line(crate::search::MAX_PLY),
             });
             result.proofs.push(proof);
             return Ok(result);
         }
-        ProofOutcome::Loss { proof } if verified(&proof, tables) => {
+        ProofOutcome::Loss { proof } if trusted(&proof, tables, history) => {
             result.losing = moves.to_vec();
-            result.loss_plies = Some(proof.depth());
+            result.loss = Some(proof.depth());
             result.proofs.push(proof);
             return Ok(result);
         }
@@ -110,7 +122,7 @@ pub fn scan(
         return Ok(result);
     }
     let mut move_nodes = 0;
-    let mut longest_loss = 0;
+    let mut longest_loss: Option<Distance> = None;
     let root_key = hash::key(pos);
     let mut path = history.to_vec();
     if path.last() != Some(&root_key) {
@@ -126,31 +138,34 @@ pub fn scan(
         let mut child = pos.clone();
         child.play_unchecked(m);
         let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None)?;
+        let mut child_history = path.clone();
+        child_history.push(hash::key(&child));
         result.nodes += report.nodes;
         move_nodes += report.nodes;
         match report.outcome {
             // The opponent, to move after `m`, loses whatever it does: `m` wins.
-            ProofOutcome::Loss { proof } if verified(&proof, tables) => {
+            ProofOutcome::Loss { proof } if trusted(&proof, tables, &child_history) => {
                 let mut line = vec![m];
                 line.extend(proof.main_line(crate::search::MAX_PLY));
                 result.win = Some(ProvenWin {
                     best: m,
-                    plies: proof.depth() + 1,
+                    distance: proof.depth().up(),
                     line,
                 });
                 result.proofs.push(proof);
                 return Ok(result);
             }
-            ProofOutcome::Win { proof, .. } if verified(&proof, tables) => {
+            ProofOutcome::Win { proof, .. } if trusted(&proof, tables, &child_history) => {
                 result.losing.push(m);
-                longest_loss = longest_loss.max(proof.depth() + 1);
+                let d = proof.depth().up();
+                longest_loss = Some(longest_loss.map_or(d, |l| l.farthest(d)));
                 result.proofs.push(proof);
             }
             _ => {}
         }
     }
     if result.losing.len() == moves.len() {
-        result.loss_plies = Some(longest_loss);
+        result.loss = longest_loss;
     }
     Ok(result)
 }

@@ -16,7 +16,10 @@ use std::collections::HashMap;
 use shakmaty::{variant::Antichess, Color, Move, Position};
 
 use crate::{
-    proof::tree::{position_id, ProofTree},
+    proof::{
+        tree::{position_id, ProofTree},
+        Distance,
+    },
     rules::{game::FIFTY_MOVE_PLIES, StalemateRule},
 };
 
@@ -29,8 +32,8 @@ pub struct ProvenNode {
     pub winner: Color,
     /// The winner's move, when the winner is to move.
     pub best: Option<Move>,
-    /// Plies to the farthest leaf of the proof below the position.
-    pub plies: u32,
+    /// How far the proof reaches below the position.
+    pub distance: Distance,
 }
 
 #[derive(Debug, Default)]
@@ -45,7 +48,7 @@ impl ProvenPositions {
         if self.nodes.len() + depths.len() > MAX_POSITIONS {
             self.nodes.clear();
         }
-        for (id, (moves, plies)) in depths {
+        for (id, (moves, distance)) in depths {
             let to_move = if id.split_whitespace().nth(1) == Some("w") {
                 Color::White
             } else {
@@ -54,12 +57,12 @@ impl ProvenPositions {
             let best = (to_move == proof.winner)
                 .then(|| moves.first().copied())
                 .flatten();
-            self.nodes.insert(
+            self.keep_shorter(
                 (proof.rule, id),
                 ProvenNode {
                     winner: proof.winner,
                     best,
-                    plies,
+                    distance,
                 },
             );
         }
@@ -67,13 +70,24 @@ impl ProvenPositions {
 
     /// Remembers one position (a root whose win was proved through a move).
     pub fn remember(&mut self, pos: &Antichess, rule: StalemateRule, node: ProvenNode) {
-        self.nodes.insert((rule, position_id(pos)), node);
+        self.keep_shorter((rule, position_id(pos)), node);
+    }
+
+    /// Where two proofs meet, the shorter one is kept: along the winner's remembered moves the
+    /// distance then always falls, so the memory has no cycle (`proof::history` relies on it).
+    fn keep_shorter(&mut self, key: (StalemateRule, String), node: ProvenNode) {
+        match self.nodes.get(&key) {
+            Some(old) if old.distance.plies <= node.distance.plies => {}
+            _ => {
+                self.nodes.insert(key, node);
+            }
+        }
     }
 
     /// What is proven of `pos` under `rule`, if the fifty-move rule cannot spoil it.
     pub fn lookup(&self, pos: &Antichess, rule: StalemateRule) -> Option<ProvenNode> {
         let node = self.nodes.get(&(rule, position_id(pos)))?;
-        (pos.halfmoves() + node.plies < FIFTY_MOVE_PLIES).then_some(*node)
+        (pos.halfmoves() + node.distance.plies < FIFTY_MOVE_PLIES).then_some(*node)
     }
 
     /// A line from `pos` starting with `first`: the winner's proven moves, and for the loser the
@@ -100,7 +114,7 @@ impl ProvenPositions {
                     child.play_unchecked(m);
                     self.nodes
                         .get(&(rule, position_id(&child)))
-                        .map_or(0, |n| n.plies + 1)
+                        .map_or(0, |n| n.distance.plies + 1)
                 })
             };
             let Some(m) = next else { break };

@@ -5,23 +5,29 @@
 //! for each position of the loser every reply; the replies follow from the rules, so the book
 //! keeps only the winner's positions: a 64-bit key (the Polyglot Zobrist key of the position, the
 //! one cutechess and lichess-bot use), the move, and the plies from that position to the farthest
-//! leaf of its proof (the mate distance shown). Any move order reaches the same entries.
+//! leaf of its proof, with a flag when a leaf below is a table leaf (then the plies count to the
+//! tables, not to the end, and no mate distance is shown). Any move order reaches the same
+//! entries.
 //!
 //! Layout (little-endian), `book/README.md` says the same:
 //!
 //! ```text
-//! "SYOTTIBK"  u32 version (1)  u8 stalemate rule (0 stalemated-side-wins, 1 draw,
+//! "SYOTTIBK"  u32 version (2)  u8 stalemate rule (0 stalemated-side-wins, 1 draw,
 //! 2 fewer-pieces-wins)  3 bytes zero
 //! u32 roots, each: u8 winner (0 white, 1 black)  u16 length  FEN (the proved position)
 //! u32 entries, each 12 bytes, sorted by key: u64 key  u16 move (shakmaty's PackedUciMove,
-//! which keeps king promotions)  u16 plies
+//! which keeps king promotions)  u16 plies (bit 15: a table leaf lies below)
 //! ```
+//!
+//! Version 1 had no flag: its entries are all read as reaching the tables.
 //!
 //! Nothing in the book is taken on trust: `proof_text` rebuilds each root's proof tree from the
 //! book and the rules (the loser's replies from the move generator, table leaves where the prover
 //! used them) in the proof file format, for the verifier. A position is answered from the book
 //! only under the book's stalemate rule and only when its halfmove clock plus the plies left stay
-//! under the fifty-move limit (proof files identify positions without move counters).
+//! under the fifty-move limit (proof files identify positions without move counters); `answer`
+//! also refuses a position the game's history lets the loser repeat (`super::history`), a
+//! position already over, and a loser's position with a reply that draws.
 
 use std::{
     collections::{HashMap, HashSet},
@@ -36,13 +42,19 @@ use shakmaty::{
 use thiserror::Error;
 
 use super::tree::{position_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
+use super::{history, Distance};
 use crate::{
-    rules::{game::FIFTY_MOVE_PLIES, notation, outcome, to_fen, StalemateRule},
+    rules::{
+        game::{self, FIFTY_MOVE_PLIES},
+        notation, outcome, to_fen, StalemateRule,
+    },
     tablebase::Tablebases,
 };
 
 const MAGIC: &[u8; 8] = b"SYOTTIBK";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// Bit 15 of an entry's plies: a table leaf lies below the position.
+const TABLES_BELOW: u16 = 0x8000;
 const ENTRY_BYTES: usize = 12;
 
 /// A position's record as the file stores it: key, move, plies.
@@ -56,8 +68,12 @@ fn entry_move(e: &Entry) -> UciMove {
     unpack(u16::from_le_bytes([e[8], e[9]]))
 }
 
-fn entry_plies(e: &Entry) -> u32 {
-    u32::from(u16::from_le_bytes([e[10], e[11]]))
+fn entry_distance(e: &Entry, version: u32) -> Distance {
+    let bits = u16::from_le_bytes([e[10], e[11]]);
+    Distance {
+        plies: u32::from(bits & !TABLES_BELOW),
+        exact: version >= 2 && bits & TABLES_BELOW == 0,
+    }
 }
 /// The shipped book (`book/syotti.book`, made by `syotti book build`).
 static EMBEDDED: &[u8] = include_bytes!("../../book/syotti.book");
@@ -72,12 +88,20 @@ pub enum BookError {
     Hole { path: String, reason: String },
 }
 
-/// A proved position where the winner is to move.
+/// A proved position's move: the winner's proven move, or the loser's longest resistance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BookMove {
     pub best: Move,
-    /// Plies to the farthest leaf of the proof below the position.
-    pub plies: u32,
+    /// How far the proof reaches below the position.
+    pub distance: Distance,
+}
+
+/// What the book proves of a position in a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BookAnswer {
+    /// The side to move wins (else it loses).
+    pub wins: bool,
+    pub hit: BookMove,
 }
 
 /// A proved root: the position and who wins it.
@@ -90,6 +114,8 @@ pub struct BookRoot {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProofBook {
     rule: StalemateRule,
+    /// The file's format version (1 has no table-leaf flags).
+    version: u32,
     roots: Vec<BookRoot>,
     /// One record a position, as stored, sorted by key.
     entries: Vec<Entry>,
@@ -165,6 +191,14 @@ impl ProofBook {
     pub fn from_proofs(proofs: &[ProofTree]) -> Result<ProofBook, BookError> {
         let rule = proofs.first().map_or(StalemateRule::default(), |p| p.rule);
         let mut best: HashMap<u64, (u16, u16)> = HashMap::new();
+        let bits = |d: Distance| {
+            let plies = d.plies.min(u32::from(!TABLES_BELOW)) as u16;
+            if d.exact {
+                plies
+            } else {
+                plies | TABLES_BELOW
+            }
+        };
         let mut roots = Vec::new();
         for proof in proofs {
             if proof.rule != rule {
@@ -174,7 +208,7 @@ impl ProofBook {
                 fen: to_fen(&proof.root),
                 winner: proof.winner,
             });
-            for (id, (moves, plies)) in proof.depths() {
+            for (id, (moves, distance)) in proof.depths() {
                 let Some(&m) = moves.first() else { continue };
                 let Ok(pos) = notation::parse_fen(&format!("{id} 0 1")) else {
                     continue;
@@ -182,9 +216,9 @@ impl ProofBook {
                 if pos.turn() != proof.winner {
                     continue;
                 }
-                let plies = plies.min(u32::from(u16::MAX)) as u16;
+                let plies = bits(distance);
                 let entry = best.entry(polyglot_key(&pos)).or_insert((pack(m), plies));
-                if plies < entry.1 {
+                if plies & !TABLES_BELOW < entry.1 & !TABLES_BELOW {
                     *entry = (pack(m), plies);
                 }
             }
@@ -203,6 +237,7 @@ impl ProofBook {
             .collect();
         Ok(ProofBook {
             rule,
+            version: VERSION,
             roots,
             entries,
         })
@@ -214,7 +249,7 @@ impl ProofBook {
             return Err(BookError::Format("no SYOTTIBK header".to_string()));
         }
         let version = c.u32()?;
-        if version != VERSION {
+        if !(1..=VERSION).contains(&version) {
             return Err(BookError::Format(format!(
                 "version {version}, expected {VERSION}"
             )));
@@ -258,6 +293,7 @@ impl ProofBook {
         }
         let book = ProofBook {
             rule,
+            version,
             roots,
             entries,
         };
@@ -276,7 +312,7 @@ impl ProofBook {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.entries.len() * ENTRY_BYTES + 1024);
         out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&[rule_code(self.rule), 0, 0, 0]);
         out.extend_from_slice(&(self.roots.len() as u32).to_le_bytes());
         for root in &self.roots {
@@ -306,11 +342,11 @@ impl ProofBook {
         self.entries.is_empty()
     }
 
-    /// Every entry: key, move, plies.
-    pub fn entries(&self) -> impl Iterator<Item = (u64, UciMove, u32)> + '_ {
+    /// Every entry: key, move, distance.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, UciMove, Distance)> + '_ {
         self.entries
             .iter()
-            .map(|e| (entry_key(e), entry_move(e), entry_plies(e)))
+            .map(|e| (entry_key(e), entry_move(e), entry_distance(e, self.version)))
     }
 
     /// The book's entry for `pos` as it stands (no rule or clock checks): a legal move.
@@ -321,43 +357,81 @@ impl ProofBook {
         let best = entry_move(e).to_move(pos).ok()?;
         pos.legal_moves().contains(&best).then_some(BookMove {
             best,
-            plies: entry_plies(e),
+            distance: entry_distance(e, self.version),
         })
     }
 
     /// The proven move of the side to move in `pos`, under `rule`, if the book has one that the
-    /// fifty-move rule cannot spoil.
+    /// fifty-move rule cannot spoil. The position alone: see `answer` for a game.
     pub fn probe(&self, pos: &Antichess, rule: StalemateRule) -> Option<BookMove> {
         if rule != self.rule {
             return None;
         }
         self.lookup(pos)
-            .filter(|hit| pos.halfmoves() + hit.plies < FIFTY_MOVE_PLIES)
+            .filter(|hit| pos.halfmoves() + hit.distance.plies < FIFTY_MOVE_PLIES)
     }
 
-    /// For the side to move in a lost position: when every reply leads to a book position (or
-    /// ends the game), the reply that resists longest and the plies of that resistance.
+    /// For the side to move in a lost position: when every reply leads to a book position or
+    /// wins for the other side at once, the reply that resists longest and its distance. A
+    /// position over by the rules is not lost (it has its result), and neither is one with a
+    /// reply that draws (a dead position, a drawn stalemate) or wins.
     pub fn probe_loser(&self, pos: &Antichess, rule: StalemateRule) -> Option<BookMove> {
-        if rule != self.rule {
+        if rule != self.rule || outcome::position_outcome(pos, rule).is_some() {
             return None;
         }
         let mut longest: Option<BookMove> = None;
         for m in pos.legal_moves() {
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let plies = if let Some(o) = outcome::position_outcome(&child, rule) {
-                if o.winner == Some(pos.turn()) {
+            let distance = if let Some(o) = outcome::position_outcome(&child, rule) {
+                if o.winner != Some(!pos.turn()) {
                     return None;
                 }
-                1
+                Distance {
+                    plies: 1,
+                    exact: true,
+                }
             } else {
-                self.probe(&child, rule)?.plies + 1
+                self.probe(&child, rule)?.distance.up()
             };
-            if longest.is_none_or(|l| plies > l.plies) {
-                longest = Some(BookMove { best: m, plies });
-            }
+            longest = Some(match longest {
+                Some(l) if l.distance.plies >= distance.plies => BookMove {
+                    distance: l.distance.farthest(distance),
+                    ..l
+                },
+                Some(l) => BookMove {
+                    best: m,
+                    distance: distance.farthest(l.distance),
+                },
+                None => BookMove { best: m, distance },
+            });
         }
-        longest.filter(|l| pos.halfmoves() + l.plies < FIFTY_MOVE_PLIES)
+        longest.filter(|l| pos.halfmoves() + l.distance.plies < FIFTY_MOVE_PLIES)
+    }
+
+    /// What the book proves of `pos` in a game whose positions so far are `history` (keys, `pos`
+    /// last; may be empty): a win with the book's move, or a loss with the longest resistance.
+    /// Nothing for a game already drawn by its history, nor where the loser could repeat a
+    /// position of the game (the proof does not hold there).
+    pub fn answer(
+        &self,
+        pos: &Antichess,
+        rule: StalemateRule,
+        history: &[u64],
+    ) -> Option<BookAnswer> {
+        if rule != self.rule || game::history_draw(history, pos.halfmoves()).is_some() {
+            return None;
+        }
+        let (wins, hit) = match self.probe(pos, rule) {
+            Some(hit) if outcome::position_outcome(pos, rule).is_none() => (true, hit),
+            Some(_) => return None,
+            None => (false, self.probe_loser(pos, rule)?),
+        };
+        let winner = if wins { pos.turn() } else { !pos.turn() };
+        let repeats = history::may_repeat(pos, rule, winner, history, |p| {
+            self.probe(p, rule).map(|h| h.best)
+        });
+        (!repeats).then_some(BookAnswer { wins, hit })
     }
 
     /// The main line from `pos`: the book's moves for the winner, the longest resistance for
@@ -510,7 +584,7 @@ mod tests {
             .probe(&pos, StalemateRule::default())
             .expect("in the book");
         assert_eq!(notation::uci(hit.best), "h2h3");
-        assert!(hit.plies > 0);
+        assert!(hit.distance.plies > 0 && hit.distance.exact);
         // Another rule, or a clock near fifty moves: not answered.
         assert_eq!(book.probe(&pos, StalemateRule::Draw), None);
         let late = notation::parse_fen("8/8/p7/8/8/8/7P/8 w - - 99 60").expect("valid");
@@ -521,7 +595,7 @@ mod tests {
         let loser = book
             .probe_loser(&after, StalemateRule::default())
             .expect("lost");
-        assert_eq!(loser.plies + 1, hit.plies);
+        assert_eq!(loser.distance.up(), hit.distance);
         // The tree rebuilt from the book verifies.
         let text = book.proof_text(&book.roots()[0], None).expect("no hole");
         let report = verify(&text).expect("valid");

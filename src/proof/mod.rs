@@ -15,6 +15,7 @@
 
 pub mod book;
 pub mod dfpn;
+pub mod history;
 pub mod job;
 pub mod store;
 pub mod table;
@@ -29,6 +30,34 @@ pub use dfpn::{prove, ProofOutcome, ProofReport};
 pub type Pn = u32;
 /// An infinite proof number (the node is disproved) or disproof number (proved).
 pub const PN_INFINITY: Pn = u32::MAX / 4;
+
+/// How far a proof reaches below a position: the plies to its farthest end, and whether every end
+/// is the end of the game. A proof that hands positions to the endgame tables (`exact` false)
+/// proves the result, but its plies count only to the table leaves: the tables know how the game
+/// is won, not in how many moves, so such a distance is never shown as a mate distance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Distance {
+    pub plies: u32,
+    pub exact: bool,
+}
+
+impl Distance {
+    /// One ply further up: the distance of a position whose move leads here.
+    pub fn up(self) -> Distance {
+        Distance {
+            plies: self.plies + 1,
+            exact: self.exact,
+        }
+    }
+
+    /// The farther of two ends a loser can choose between (inexact if either is).
+    pub fn farthest(self, other: Distance) -> Distance {
+        Distance {
+            plies: self.plies.max(other.plies),
+            exact: self.exact && other.exact,
+        }
+    }
+}
 
 /// What bounds a proof search.
 #[derive(Clone, Debug, PartialEq, Eq)]

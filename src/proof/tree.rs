@@ -28,7 +28,7 @@ use std::{
 
 use shakmaty::{fen::Fen, variant::Antichess, Color, EnPassantMode, Move, Position};
 
-use super::dfpn::Dfpn;
+use super::{dfpn::Dfpn, Distance};
 use crate::rules::{hash, movegen::count_legal_moves, to_fen, uci, StalemateRule};
 
 pub const FORMAT_HEADER: &str = "syotti-proof 1";
@@ -56,6 +56,16 @@ impl ProofTree {
         self.entries
             .iter()
             .map(|(id, moves)| (id.as_str(), moves))
+            .collect()
+    }
+
+    /// The winner's move in each of its positions, keyed by `position_id`.
+    pub fn winner_moves(&self) -> HashMap<String, Move> {
+        let winner = if self.winner.is_white() { " w " } else { " b " };
+        self.entries
+            .iter()
+            .filter(|(id, _)| id.contains(winner))
+            .filter_map(|(id, moves)| Some((id.clone(), *moves.first()?)))
             .collect()
     }
 
@@ -87,7 +97,7 @@ impl ProofTree {
                 moves.iter().copied().max_by_key(|&m| {
                     let mut child = pos.clone();
                     child.play_unchecked(m);
-                    depth_below(&child, &index, &mut memo, 0)
+                    depth_below(&child, &index, &mut memo, 0).plies
                 })
             };
             let Some(m) = next else { break };
@@ -98,16 +108,17 @@ impl ProofTree {
     }
 
     /// Plies from the root to the farthest leaf: the winner's moves as written, every reply of
-    /// the loser. The win comes in at most `(depth + 1) / 2` moves of the winner.
-    pub fn depth(&self) -> u32 {
+    /// the loser. The win comes in at most `(depth + 1) / 2` moves of the winner when the
+    /// distance is exact (no table leaf below).
+    pub fn depth(&self) -> Distance {
         let index = self.moves_by_position();
         let mut memo = HashMap::new();
         depth_below(&self.root, &index, &mut memo, 0)
     }
 
-    /// Every listed position with its moves and its depth (plies to the farthest leaf below it,
-    /// as `depth` counts them), keyed by `position_id`.
-    pub fn depths(&self) -> HashMap<String, (Vec<Move>, u32)> {
+    /// Every listed position with its moves and its distance (as `depth` counts it), keyed by
+    /// `position_id`.
+    pub fn depths(&self) -> HashMap<String, (Vec<Move>, Distance)> {
         let index = self.moves_by_position();
         let mut memo = HashMap::new();
         depth_below(&self.root, &index, &mut memo, 0);
@@ -146,27 +157,38 @@ impl ProofTree {
 fn depth_below(
     pos: &Antichess,
     index: &HashMap<&str, &Vec<Move>>,
-    memo: &mut HashMap<String, u32>,
+    memo: &mut HashMap<String, Distance>,
     guard: usize,
-) -> u32 {
+) -> Distance {
     let id = position_id(pos);
     if let Some(&d) = memo.get(&id) {
         return d;
     }
+    // A position the proof does not list is an end of the game by the rules.
     let Some(moves) = index.get(id.as_str()) else {
-        return 0;
+        return Distance {
+            plies: 0,
+            exact: true,
+        };
     };
     // An extracted proof has no cycles; the guard only protects against a hand-made file.
     if guard > super::dfpn::MAX_PROOF_PLIES {
-        return 0;
+        return Distance {
+            plies: 0,
+            exact: false,
+        };
     }
-    let mut deepest = 0;
+    // A table leaf lists no moves: the game goes on in the tables.
+    let mut deepest = Distance {
+        plies: 0,
+        exact: !moves.is_empty(),
+    };
     for &m in moves.iter() {
         let mut child = pos.clone();
         child.play_unchecked(m);
-        deepest = deepest.max(depth_below(&child, index, memo, guard + 1));
+        deepest = deepest.farthest(depth_below(&child, index, memo, guard + 1));
     }
-    let d = deepest + 1;
+    let d = deepest.up();
     memo.insert(id, d);
     d
 }

@@ -37,7 +37,7 @@ use claims::{
     Judge, Rng, Rule, Verdict,
 };
 use common::{tables_path, Engine};
-use shakmaty::{uci::UciMove, Position};
+use shakmaty::{san::San, uci::UciMove, Position};
 
 // ---------------------------------------------------------------------------------------------
 // The faces that claim.
@@ -173,30 +173,89 @@ fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
     out
 }
 
-/// `analyse --json` over the cases without history (one process, FENs on standard input).
-fn run_analyse(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
-    let fens: Vec<&Case> = cases.iter().filter(|c| c.moves.is_empty()).collect();
+/// `analyse --pgn - --json` over the cases with a history: each case is a game from its FEN,
+/// with one move more so that the final position's line (score, best move) is the last one.
+fn run_analyse_games(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
+    let games: Vec<(usize, &Case)> = cases
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| !c.moves.is_empty())
+        .collect();
+    let mut pgn = String::new();
+    for (_, case) in &games {
+        let mut pos = claims::positions::parse(&case.fen);
+        let mut sans = Vec::new();
+        for text in &case.moves {
+            let m = text
+                .parse::<UciMove>()
+                .expect("uci")
+                .to_move(&pos)
+                .expect("legal");
+            sans.push(San::from_move(&pos, m).to_string());
+            pos.play_unchecked(m);
+        }
+        // One move more, so that the final position is analysed before a move: its line gives
+        // the claim and the best move.
+        if let Some(&m) = pos.legal_moves().first() {
+            sans.push(San::from_move(&pos, m).to_string());
+        }
+        pgn.push_str(&format!(
+            "[Event \"audit\"]\n[SetUp \"1\"]\n[FEN \"{}\"]\n\n{} *\n\n",
+            case.fen,
+            sans.join(" ")
+        ));
+    }
+    let mut out = vec![Vec::new(); cases.len()];
+    if games.is_empty() {
+        return out;
+    }
+    let text = run_analyse_process(
+        &["--pgn", "-", "--json", "--nodes", "3000", "--hash", "16"],
+        rule,
+        tables,
+        pgn,
+    );
+    let mut last: HashMap<u64, serde_json::Value> = HashMap::new();
+    for line in text.lines() {
+        let json: serde_json::Value = serde_json::from_str(line).expect("json");
+        if let Some(game) = json["game"].as_u64() {
+            last.insert(game, json);
+        }
+    }
+    for (number, (index, _)) in games.iter().enumerate() {
+        let Some(json) = last.get(&(number as u64 + 1)) else {
+            continue;
+        };
+        // The final position's line: its score and best move.
+        let claimed = match (json["score"]["mate"].as_i64(), json["score"]["cp"].as_i64()) {
+            (Some(n), _) => Some(Claimed::Mate(n as i32)),
+            (None, Some(cp)) if cp.abs() > i64::from(RESULT_CP) => Some(Claimed::Result(cp > 0)),
+            _ => None,
+        };
+        if let Some(claimed) = claimed {
+            out[*index].push(Claim {
+                face: "analyse game",
+                source: "any",
+                claimed,
+                best: json["bestmove"].as_str().map(str::to_string),
+                text: json.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// Runs `syotti analyse ARGS --stalemate RULE --syzygy TABLES` with `input` on standard input.
+fn run_analyse_process(args: &[&str], rule: Rule, tables: &str, input: String) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-        .args([
-            "analyse",
-            "--fen",
-            "-",
-            "--json",
-            "--nodes",
-            "3000",
-            "--hash",
-            "16",
-            "--stalemate",
-            rule.uci(),
-            "--syzygy",
-            tables,
-        ])
+        .arg("analyse")
+        .args(args)
+        .args(["--stalemate", rule.uci(), "--syzygy", tables])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("analyse starts");
-    let input: String = fens.iter().map(|c| format!("{}\n", c.fen)).collect();
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || {
         stdin.write_all(input.as_bytes()).expect("analyse reads");
@@ -204,7 +263,19 @@ fn run_analyse(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
     let output = child.wait_with_output().expect("analyse runs");
     writer.join().expect("writer");
     assert!(output.status.success(), "analyse failed: {output:?}");
-    let text = String::from_utf8_lossy(&output.stdout);
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// `analyse --json` over the cases without history (one process, FENs on standard input).
+fn run_analyse(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
+    let fens: Vec<&Case> = cases.iter().filter(|c| c.moves.is_empty()).collect();
+    let input: String = fens.iter().map(|c| format!("{}\n", c.fen)).collect();
+    let text = run_analyse_process(
+        &["--fen", "-", "--json", "--nodes", "3000", "--hash", "16"],
+        rule,
+        tables,
+        input,
+    );
     let mut answers = text.lines();
     let mut out = Vec::new();
     for case in cases {
@@ -338,12 +409,14 @@ fn audit(rule: Rule, seed: u64) -> (HashMap<Kind, Tally>, usize) {
     }
     let uci = run_uci(&cases, rule, &tables);
     let analyse = run_analyse(&cases, rule, &tables);
+    let analyse_games = run_analyse_games(&cases, rule, &tables);
     let mut tallies: HashMap<Kind, Tally> = HashMap::new();
     let mut book_probes = 0;
     for (i, case) in cases.iter().enumerate() {
         let (pos, counts) = case.replay();
         let mut claims = uci[i].clone();
         claims.extend(analyse[i].iter().cloned());
+        claims.extend(analyse_games[i].iter().cloned());
         // The book CLI on every history case and on a sample of the rest (a process each).
         if book_rule
             && (matches!(

@@ -150,7 +150,7 @@ fn uci_position(case: &Case) -> String {
 }
 
 /// One UCI engine answers every case; each search's claims are returned per case.
-fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
+fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> (Vec<Vec<Claim>>, Vec<(Case, Vec<Claim>)>) {
     let mut engine = Engine::start();
     engine.send("uci");
     engine.until("uciok");
@@ -160,6 +160,7 @@ fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
     engine.send("isready");
     engine.until("readyok");
     let mut out = Vec::new();
+    let mut follow_ups = Vec::new();
     for (i, case) in cases.iter().enumerate() {
         engine.send("ucinewgame");
         engine.send(&uci_position(case));
@@ -167,10 +168,44 @@ fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>> {
         let nodes = if i % 8 == 0 { 60_000 } else { 3_000 };
         engine.send(&format!("go nodes {nodes}"));
         let lines = engine.until("bestmove");
-        out.push(uci_claims(&lines));
+        let claims = uci_claims(&lines);
+        // A win the proof scan found is remembered for the game: play two plies of its line
+        // and ask again, twice (the proof memory answers, with the game's history).
+        let mut next = claims
+            .iter()
+            .any(|c| {
+                c.source == "proof scan"
+                    && matches!(c.claimed, Claimed::Mate(1..) | Claimed::Result(true))
+            })
+            .then(|| pv_of(&lines))
+            .flatten();
+        let mut game = case.clone();
+        for _ in 0..2 {
+            let Some(pv) = next.take().filter(|pv| pv.len() >= 2) else {
+                break;
+            };
+            game.moves.extend(pv[..2].iter().cloned());
+            engine.send(&uci_position(&game));
+            engine.send("go nodes 3000");
+            let lines = engine.until("bestmove");
+            next = Some(pv_of(&lines)).flatten();
+            follow_ups.push((game.clone(), uci_claims(&lines)));
+        }
+        out.push(claims);
     }
     engine.send("quit");
-    out
+    (out, follow_ups)
+}
+
+/// The principal variation of the last `info ... pv` line.
+fn pv_of(lines: &[String]) -> Option<Vec<String>> {
+    let line = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info") && l.contains(" pv "))?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "pv")?;
+    Some(words[at + 1..].iter().map(|w| w.to_string()).collect())
 }
 
 /// `analyse --pgn - --json` over the cases with a history: each case is a game from its FEN,
@@ -407,13 +442,13 @@ fn audit(rule: Rule, seed: u64) -> (HashMap<Kind, Tally>, usize) {
             moves: Vec::new(),
         });
     }
-    let uci = run_uci(&cases, rule, &tables);
+    let (uci, follow_ups) = run_uci(&cases, rule, &tables);
     let analyse = run_analyse(&cases, rule, &tables);
     let analyse_games = run_analyse_games(&cases, rule, &tables);
     let mut tallies: HashMap<Kind, Tally> = HashMap::new();
     let mut book_probes = 0;
+    let mut items = Vec::new();
     for (i, case) in cases.iter().enumerate() {
-        let (pos, counts) = case.replay();
         let mut claims = uci[i].clone();
         claims.extend(analyse[i].iter().cloned());
         claims.extend(analyse_games[i].iter().cloned());
@@ -427,9 +462,14 @@ fn audit(rule: Rule, seed: u64) -> (HashMap<Kind, Tally>, usize) {
             book_probes += 1;
             claims.extend(run_book_probe(case));
         }
+        items.push((case.clone(), claims));
+    }
+    items.extend(follow_ups);
+    for (case, claims) in &items {
+        let (pos, counts) = case.replay();
         let tally = tallies.entry(case.kind).or_default();
         tally.positions += 1;
-        for claim in claims {
+        for claim in claims.iter().cloned() {
             tally.claims += 1;
             *tally
                 .by_source

@@ -50,7 +50,8 @@ impl Case {
         }
     }
 
-    /// The judged position and the game's occurrence counts (empty without moves).
+    /// The judged position and how often each earlier position of the game occurred since the
+    /// last capture or pawn move (empty without moves, or when the last move was one).
     pub fn replay(&self) -> (Antichess, HashMap<u64, u32>) {
         let mut pos = parse(&self.fen);
         let mut keys = vec![key(&pos)];
@@ -66,11 +67,11 @@ impl Case {
             }
             keys.push(key(&pos));
         }
+        // Earlier positions only: the final one's own occurrence is not counted.
+        keys.pop();
         let mut counts = HashMap::new();
-        if !self.moves.is_empty() {
-            for k in keys {
-                *counts.entry(k).or_insert(0) += 1;
-            }
+        for k in keys {
+            *counts.entry(k).or_insert(0) += 1;
         }
         (pos, counts)
     }

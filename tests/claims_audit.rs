@@ -149,10 +149,10 @@ fn uci_position(case: &Case) -> String {
     }
 }
 
-/// One UCI engine answers every case; each search's claims are returned per case.
 /// Each case's claims, and the game continuations with theirs.
 type UciAnswers = (Vec<Vec<Claim>>, Vec<(Case, Vec<Claim>)>);
 
+/// One UCI engine answers every case; each search's claims are returned per case.
 fn run_uci(cases: &[Case], rule: Rule, tables: &str) -> UciAnswers {
     let mut engine = Engine::start();
     engine.send("uci");

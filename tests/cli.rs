@@ -273,3 +273,39 @@ fn tables_the_machine_cannot_give_are_refused_with_a_message() {
         );
     }
 }
+
+/// `openings` writes the positions asked for, each legal, near even and new: the same seed gives
+/// the same file, an excluded position is never chosen, and bad limits are refused.
+#[test]
+fn openings_are_balanced_new_and_reproducible() {
+    let args = [
+        "openings", "--count", "4", "--nodes", "20000", "--seed", "11",
+    ];
+    let first = syotti(&args);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let lines: Vec<String> = text(&first.stdout).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    for line in &lines {
+        let out = syotti(&[
+            "analyse",
+            "--fen",
+            &format!("{line} 0 1"),
+            "--nodes",
+            "20000",
+            "--json",
+        ]);
+        let json = text(&out.stdout);
+        assert!(json.contains("\"cp\":"), "{line}: {json}");
+    }
+    let again = syotti(&args);
+    assert_eq!(text(&again.stdout), text(&first.stdout));
+    let exclude = temp_file("exclude.epd", &format!("{}\n", lines[0]));
+    let exclude = exclude.to_string_lossy().into_owned();
+    let mut with_exclude = args.to_vec();
+    with_exclude.extend(["--exclude", exclude.as_str()]);
+    let other = syotti(&with_exclude);
+    assert!(other.status.success(), "{}", text(&other.stderr));
+    assert!(!text(&other.stdout).lines().any(|l| l == lines[0]));
+    let bad = syotti(&["openings", "--min-plies", "5", "--max-plies", "3"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", text(&bad.stderr));
+}

@@ -14,7 +14,7 @@ use std::{
 
 use shakmaty::{Color, Move};
 
-use super::{json_string, prove::open_tables, RulesArgs, EXIT_BAD_INPUT};
+use super::{create_output, json_string, prove::open_tables, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
     engine::{proven::ProvenPositions, run_search, SearchRequest},
     pgn::{self, AnnotatedMove},
@@ -612,10 +612,10 @@ pub fn run(args: &AnalyseArgs) -> u8 {
 
     // Games.
     let mut out: Box<dyn Write> = match &args.out {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+        Some(path) => match create_output(path) {
+            Ok(out) => out,
             Err(e) => {
-                eprintln!("error: cannot write {}: {e}", path.display());
+                eprintln!("error: {e}");
                 return EXIT_BAD_INPUT;
             }
         },

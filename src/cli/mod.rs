@@ -12,6 +12,7 @@
 mod analyse;
 mod bench;
 pub mod book;
+mod openings;
 mod perft;
 mod prove;
 mod store;
@@ -96,6 +97,19 @@ pub enum Command {
         after_help = "Example:\n  syotti train --data data.txt --epochs 20 --threads 2 --out syotti.nnue"
     )]
     Train(train::TrainArgs),
+    /// Write balanced opening positions for matches (random plies, kept when a search finds
+    /// them near even), as EPD.
+    #[command(
+        after_help = "Example:\n  syotti openings --count 300 --exclude ../shared/openings/dev.epd --seed 2026 --out openings/untuned.epd"
+    )]
+    Openings(openings::OpeningsArgs),
+}
+
+/// A file to write a command's output to, buffered; the error says which file and why.
+fn create_output(path: &std::path::Path) -> Result<Box<dyn std::io::Write>, String> {
+    std::fs::File::create(path)
+        .map(|f| Box::new(std::io::BufWriter::new(f)) as Box<dyn std::io::Write>)
+        .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// Runs a subcommand; returns the process exit status.
@@ -109,6 +123,7 @@ pub fn run(command: Command) -> u8 {
         Command::Book(args) => book::run(&args),
         Command::Datagen(args) => train::run_datagen(&args),
         Command::Train(args) => train::run_train(&args),
+        Command::Openings(args) => openings::run(&args),
     }
 }
 

@@ -10,7 +10,8 @@ pub mod positions;
 use std::collections::HashMap;
 
 use shakmaty::{
-    variant::Antichess, zobrist::Zobrist64, Bitboard, Color, EnPassantMode, Move, Position,
+    variant::Antichess, zobrist::Zobrist64, Bitboard, Color, EnPassantMode, Move, MoveList,
+    Position,
 };
 use shakmaty_syzygy::{Tablebase, Wdl};
 
@@ -138,6 +139,20 @@ impl Judge {
         }
     }
 
+    /// Counts a node of a search and settles what the position decides by itself: `Err` with
+    /// the answer when the budget is spent (`None`) or the rules end the game, else its moves.
+    fn visit(&mut self, pos: &Antichess, winner: Color) -> Result<MoveList, Option<bool>> {
+        self.nodes += 1;
+        if self.nodes > JUDGE_NODES {
+            return Err(None);
+        }
+        let moves = pos.legal_moves();
+        match rules_result(pos, self.rule, moves.len()) {
+            Some(result) => Err(Some(result == Some(winner))),
+            None => Ok(moves),
+        }
+    }
+
     /// Whether `winner` forces a win from `pos` within `plies`, the positions of `counts`
     /// (occurrences in the game so far) drawing on their third occurrence. `None`: too big.
     fn forced(
@@ -147,14 +162,10 @@ impl Judge {
         plies: u32,
         counts: &HashMap<u64, u32>,
     ) -> Option<bool> {
-        self.nodes += 1;
-        if self.nodes > JUDGE_NODES {
-            return None;
-        }
-        let moves = pos.legal_moves();
-        if let Some(result) = rules_result(pos, self.rule, moves.len()) {
-            return Some(result == Some(winner));
-        }
+        let moves = match self.visit(pos, winner) {
+            Ok(moves) => moves,
+            Err(answer) => return answer,
+        };
         if pos.halfmoves() >= 100 || plies == 0 {
             return Some(false);
         }
@@ -325,14 +336,10 @@ impl Judge {
         plies: u32,
         root: bool,
     ) -> Option<bool> {
-        self.nodes += 1;
-        if self.nodes > JUDGE_NODES {
-            return None;
-        }
-        let moves = pos.legal_moves();
-        if let Some(result) = rules_result(pos, self.rule, moves.len()) {
-            return Some(result == Some(winner));
-        }
+        let moves = match self.visit(pos, winner) {
+            Ok(moves) => moves,
+            Err(answer) => return answer,
+        };
         if !root && pos.halfmoves() == 0 {
             return self.table_result(pos).map(|r| r == Some(winner));
         }

@@ -21,8 +21,9 @@ use shakmaty::{variant::Antichess, Color, Move, Position, Role};
 
 use crate::rules::{hash, outcome, StalemateRule};
 
-/// The most positions one check visits before it gives up (and the answer is not given).
-pub const MAX_WALK: usize = 100_000;
+/// The most positions one check visits before it gives up (and the answer is not given): a
+/// few milliseconds at most, so that a game's clock never pays for it; the search plays instead.
+pub const MAX_WALK: usize = 5_000;
 
 /// The game's positions since the last irreversible move before `root`, with how often each
 /// occurred (the root itself not counted). `history` holds the game's keys, `root` last.

@@ -8,7 +8,9 @@
 //!
 //! What is already proven comes first and costs no search: a position of a book of proofs
 //! (`proof::book`), then a position of a proof found earlier in the game (`proven`), is answered at
-//! once with its mate score. Unless turned off, a root proof scan (`proof_scan`) then gets a third
+//! once with its mate score (a table win's score where the proof ends in table leaves). A game
+//! already over by the rules gets no proven answer, and neither does a position whose proof the
+//! game's history could spoil (`proof::history`). Unless turned off, a root proof scan (`proof_scan`) then gets a third
 //! of the time: a proven win is played at once, proven-losing root moves are not searched, and
 //! every verified proof it finds is remembered. Under a game clock the scan runs only where the
 //! game's previous search did not find the root near even (`worth_scanning`). A forced move gets

@@ -5,13 +5,15 @@
 //! search and writes it in the proof file format; `verify` re-checks such a file from scratch with
 //! the rules layer alone. `store` keeps a proof too big for one run in a database (SQLite or
 //! PostgreSQL) as a job-level search whose jobs (`job`) are df-pn runs within a budget; `book`
-//! compiles verified proofs into the engine.
+//! compiles verified proofs into the engine; `history` tells whether a proof still holds in a game
+//! whose history the loser could repeat.
 //!
 //! Soundness does not rest on the search. Draws (repetition on the path, fifty moves, dead
 //! positions, a drawn stalemate) always count for the defender, so a proof never relies on one;
 //! but the table forgets the path a value was found on (the graph-history interaction), so every
 //! win is extracted and verified by `verify` before it is reported. A proof that does not verify
-//! is reported as unknown, never as a win.
+//! is reported as unknown, never as a win. A proof that ends in table leaves proves the result
+//! but not its distance (`Distance::exact`), and is never shown as a mate distance.
 
 pub mod book;
 pub mod dfpn;

@@ -7,7 +7,8 @@
 //!
 //! A missing table, or a position with more pieces than the tables, is "no information", never an
 //! error that stops a search. WDL decides; DTZ only breaks ties between moves of the same WDL,
-//! because it can be one ply off in a few pawn positions, and `KBNvK` has no DTZ table at all.
+//! because it can be one ply off in a few pawn positions, and `KBNvK` has no DTZ table at all (a
+//! root of it is not ranked: under the fifty-move rule its result depends on the distance).
 
 use std::{
     path::Path,
@@ -181,7 +182,7 @@ impl Tablebases {
                 (-self.wdl_after_zeroing(&child, rule, limit)?, Some(0))
             } else {
                 // One DTZ probe gives both the WDL and the distance. Without a DTZ table
-                // (KBNvK) the WDL after zeroing is the best there is.
+                // (KBNvK) the distance, and so the result under the clock, is not known.
                 let (d, most) = self.dtz_bound(&child, rule, limit)?;
                 let wdl = -Wdl::from_dtz(Dtz(d));
                 let late = child.halfmoves() as i32 + most > FIFTY_MOVE_PLIES as i32;

@@ -224,11 +224,7 @@ fn run_analyse_games(cases: &[Case], rule: Rule, tables: &str) -> Vec<Vec<Claim>
         let mut pos = claims::positions::parse(&case.fen);
         let mut sans = Vec::new();
         for text in &case.moves {
-            let m = text
-                .parse::<UciMove>()
-                .expect("uci")
-                .to_move(&pos)
-                .expect("legal");
+            let m = claims::positions::parse_move(&pos, text);
             sans.push(San::from_move(&pos, m).to_string());
             pos.play_unchecked(m);
         }

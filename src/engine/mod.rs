@@ -10,8 +10,8 @@
 //! (`proof::book`), then a position of a proof found earlier in the game (`proven`), is answered at
 //! once with its mate score (a table win's score where the proof ends in table leaves). A game
 //! already over by the rules gets no proven answer, and neither does a position whose proof the
-//! game's history could spoil (`proof::history`). Unless turned off, a root proof scan (`proof_scan`) then gets a third
-//! of the time: a proven win is played at once, proven-losing root moves are not searched, and
+//! game's history could spoil (`proof::history`). Unless turned off, a root proof scan
+//! (`proof_scan`) then gets a third of the time: a proven win is played at once, proven-losing root moves are not searched, and
 //! every verified proof it finds is remembered. Under a game clock the scan runs only where the
 //! game's previous search did not find the root near even (`worth_scanning`). A forced move gets
 //! a short search (a tenth of the time) so that its score is worth showing.
@@ -42,7 +42,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 use crate::{
     memory::AllocError,
     proof::{book::ProofBook, history, Distance, ProofLimits},
-    rules::{game as outcome, hash, StalemateRule},
+    rules::{game, hash, StalemateRule},
     search::{
         self,
         nnue::Networks,
@@ -256,10 +256,16 @@ fn remaining_limits(limits: &SearchLimits, nodes: u64, elapsed: Duration) -> Sea
     left
 }
 
+/// The score of a proven win for the side to move: a mate score for an exact distance; a proof
+/// that ends in table leaves proves the result but not its distance, and scores as the search
+/// scores a table win (`TB_WIN` less the plies to the tables).
+fn proven_score(distance: Distance) -> Score {
+    let win = if distance.exact { MATE } else { TB_WIN };
+    win - distance.plies as Score
+}
+
 /// Reports a result that a proof decides, without searching: a win (or, with `wins` false, a
-/// loss) for the side to move, along `line`. An exact distance is a mate score; a proof that ends
-/// in table leaves proves the result but not its distance, and scores as the search scores a
-/// table win (`TB_WIN` less the plies to the tables).
+/// loss) for the side to move, along `line`, scored by `proven_score`.
 fn proven_result(
     wins: bool,
     distance: Distance,
@@ -270,7 +276,7 @@ fn proven_result(
     reporter: &dyn Reporter,
 ) -> SearchResult {
     let plies = distance.plies;
-    let win = if distance.exact { MATE } else { TB_WIN } - plies as Score;
+    let win = proven_score(distance);
     let score = if wins { win } else { -win };
     let elapsed = started.elapsed();
     reporter.info(&SearchInfo {
@@ -428,7 +434,7 @@ pub fn run_search(
     let legal = request.position.legal_moves();
     let started = Instant::now();
     // A game already over by the rules has its result: no proof speaks for it.
-    let over = outcome::outcome(
+    let over = game::outcome(
         &request.position,
         &request.history,
         request.rule,
@@ -484,8 +490,7 @@ pub fn run_search(
         }
     }
     if let Some(win) = scan.win {
-        let win_score = if win.distance.exact { MATE } else { TB_WIN };
-        let score = win_score - win.distance.plies as i32;
+        let score = proven_score(win.distance);
         let key = hash::key(&request.position);
         tt.store(
             key,

@@ -61,9 +61,13 @@ fn trusted(proof: &ProofTree, tables: Option<(&Tablebases, usize)>, history: &[u
     if verify_with_tables(&proof.to_text(), tables.map(|(tb, _)| tb)).is_err() {
         return false;
     }
-    let moves = proof.winner_moves();
+    // The index of the winner's moves is built only if the history makes a walk necessary.
+    let moves = std::cell::OnceCell::new();
     !history::may_repeat(&proof.root, proof.rule, proof.winner, history, |p| {
-        moves.get(&position_id(p)).copied()
+        moves
+            .get_or_init(|| proof.winner_moves())
+            .get(&position_id(p))
+            .copied()
     })
 }
 

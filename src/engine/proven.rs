@@ -17,7 +17,7 @@ use shakmaty::{variant::Antichess, Color, Move, Position};
 
 use crate::{
     proof::{
-        tree::{position_id, ProofTree},
+        tree::{id_turn, position_id, ProofTree},
         Distance,
     },
     rules::{game::FIFTY_MOVE_PLIES, StalemateRule},
@@ -49,12 +49,7 @@ impl ProvenPositions {
             self.nodes.clear();
         }
         for (id, (moves, distance)) in depths {
-            let to_move = if id.split_whitespace().nth(1) == Some("w") {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let best = (to_move == proof.winner)
+            let best = (id_turn(&id) == proof.winner)
                 .then(|| moves.first().copied())
                 .flatten();
             self.keep_shorter(
@@ -76,11 +71,12 @@ impl ProvenPositions {
     /// Where two proofs meet, the shorter one is kept: along the winner's remembered moves the
     /// distance then always falls, so the memory has no cycle (`proof::history` relies on it).
     fn keep_shorter(&mut self, key: (StalemateRule, String), node: ProvenNode) {
-        match self.nodes.get(&key) {
-            Some(old) if old.distance.plies <= node.distance.plies => {}
-            _ => {
-                self.nodes.insert(key, node);
-            }
+        if self
+            .nodes
+            .get(&key)
+            .is_none_or(|old| node.distance.plies < old.distance.plies)
+        {
+            self.nodes.insert(key, node);
         }
     }
 

@@ -68,6 +68,16 @@ fn entry_move(e: &Entry) -> UciMove {
     unpack(u16::from_le_bytes([e[8], e[9]]))
 }
 
+/// The stored form of a distance: its plies (at most 32,767), bit 15 set when inexact.
+fn distance_bits(d: Distance) -> u16 {
+    let plies = d.plies.min(u32::from(!TABLES_BELOW)) as u16;
+    if d.exact {
+        plies
+    } else {
+        plies | TABLES_BELOW
+    }
+}
+
 fn entry_distance(e: &Entry, version: u32) -> Distance {
     let bits = u16::from_le_bytes([e[10], e[11]]);
     Distance {
@@ -190,15 +200,7 @@ impl ProofBook {
     /// reach one position, the shorter win is kept.
     pub fn from_proofs(proofs: &[ProofTree]) -> Result<ProofBook, BookError> {
         let rule = proofs.first().map_or(StalemateRule::default(), |p| p.rule);
-        let mut best: HashMap<u64, (u16, u16)> = HashMap::new();
-        let bits = |d: Distance| {
-            let plies = d.plies.min(u32::from(!TABLES_BELOW)) as u16;
-            if d.exact {
-                plies
-            } else {
-                plies | TABLES_BELOW
-            }
-        };
+        let mut best: HashMap<u64, (u16, Distance)> = HashMap::new();
         let mut roots = Vec::new();
         for proof in proofs {
             if proof.rule != rule {
@@ -216,10 +218,11 @@ impl ProofBook {
                 if pos.turn() != proof.winner {
                     continue;
                 }
-                let plies = bits(distance);
-                let entry = best.entry(polyglot_key(&pos)).or_insert((pack(m), plies));
-                if plies & !TABLES_BELOW < entry.1 & !TABLES_BELOW {
-                    *entry = (pack(m), plies);
+                let entry = best
+                    .entry(polyglot_key(&pos))
+                    .or_insert((pack(m), distance));
+                if distance.plies < entry.1.plies {
+                    *entry = (pack(m), distance);
                 }
             }
         }
@@ -227,11 +230,11 @@ impl ProofBook {
         sorted.sort_unstable_by_key(|&(key, _)| key);
         let entries = sorted
             .into_iter()
-            .map(|(key, (m, plies))| {
+            .map(|(key, (m, distance))| {
                 let mut e = [0; ENTRY_BYTES];
                 e[..8].copy_from_slice(&key.to_le_bytes());
                 e[8..10].copy_from_slice(&m.to_le_bytes());
-                e[10..].copy_from_slice(&plies.to_le_bytes());
+                e[10..].copy_from_slice(&distance_bits(distance).to_le_bytes());
                 e
             })
             .collect();
@@ -394,14 +397,15 @@ impl ProofBook {
             } else {
                 self.probe(&child, rule)?.distance.up()
             };
+            // The longest reply is the one to play; the distance is inexact if any reply's is.
             longest = Some(match longest {
-                Some(l) if l.distance.plies >= distance.plies => BookMove {
-                    distance: l.distance.farthest(distance),
-                    ..l
-                },
                 Some(l) => BookMove {
-                    best: m,
-                    distance: distance.farthest(l.distance),
+                    best: if distance.plies > l.distance.plies {
+                        m
+                    } else {
+                        l.best
+                    },
+                    distance: l.distance.farthest(distance),
                 },
                 None => BookMove { best: m, distance },
             });

@@ -35,6 +35,15 @@ pub const FORMAT_HEADER: &str = "syotti-proof 1";
 /// Marks a leaf that the endgame tables decide (right after a capture or pawn move).
 pub const TABLEBASE_LEAF: &str = "tablebase";
 
+/// The side to move of a position identified by `position_id`.
+pub fn id_turn(id: &str) -> Color {
+    if id.split_whitespace().nth(1) == Some("b") {
+        Color::Black
+    } else {
+        Color::White
+    }
+}
+
 /// A position's identity in a proof file: FEN without move counters.
 pub fn position_id(pos: &Antichess) -> String {
     let fen = Fen::from_position(pos, EnPassantMode::Legal).to_string();
@@ -61,10 +70,9 @@ impl ProofTree {
 
     /// The winner's move in each of its positions, keyed by `position_id`.
     pub fn winner_moves(&self) -> HashMap<String, Move> {
-        let winner = if self.winner.is_white() { " w " } else { " b " };
         self.entries
             .iter()
-            .filter(|(id, _)| id.contains(winner))
+            .filter(|(id, _)| id_turn(id) == self.winner)
             .filter_map(|(id, moves)| Some((id.clone(), *moves.first()?)))
             .collect()
     }

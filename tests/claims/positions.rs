@@ -56,12 +56,7 @@ impl Case {
         let mut pos = parse(&self.fen);
         let mut keys = vec![key(&pos)];
         for text in &self.moves {
-            let m = text
-                .parse::<UciMove>()
-                .expect("uci")
-                .to_move(&pos)
-                .expect("legal");
-            pos.play_unchecked(m);
+            pos.play_unchecked(parse_move(&pos, text));
             if pos.halfmoves() == 0 {
                 keys.clear();
             }
@@ -75,6 +70,14 @@ impl Case {
         }
         (pos, counts)
     }
+}
+
+/// A legal move of `pos` in UCI notation (the audit's own cases: a bad one is a bug of the test).
+pub fn parse_move(pos: &Antichess, text: &str) -> Move {
+    text.parse::<UciMove>()
+        .expect("uci")
+        .to_move(pos)
+        .expect("legal")
 }
 
 pub fn fen_of(pos: &Antichess) -> String {
@@ -296,6 +299,20 @@ fn uci_of(m: Move) -> String {
     m.to_uci(CastlingMode::Standard).to_string()
 }
 
+/// From `pos`, the reverses of `first` then of `second` (each played by the side to move then),
+/// when both are legal and lead back to `target`.
+fn undo_both(
+    pos: &Antichess,
+    first: &Move,
+    second: &Move,
+    target: &Antichess,
+) -> Option<(Move, Move)> {
+    let first_back = reverse_of(pos, first)?;
+    let between = play(pos, first_back);
+    let second_back = reverse_of(&between, second)?;
+    (key(&play(&between, second_back)) == key(target)).then_some((first_back, second_back))
+}
+
 /// A history that lets the loser repeat: for a loser to move at `root`, a reversible move `r`
 /// to Q and a winner's reversible move `w` there, both undoable, give the game Q w r⁻¹ w⁻¹ r w
 /// r⁻¹ w⁻¹ (Q twice, the root twice); for the winner to move, with its move `m` and a reply
@@ -307,17 +324,9 @@ fn repeating_history(root: &Antichess, winner_move: Option<Move>) -> Option<Case
                 let q = play(root, *r);
                 for w in q.legal_moves().iter().filter(|m| reversible(m)) {
                     // Q -w-> a -r⁻¹-> b -w⁻¹-> root.
-                    let a = play(&q, *w);
-                    let Some(r_back) = reverse_of(&a, r) else {
+                    let Some((r_back, w_back)) = undo_both(&play(&q, *w), r, w, root) else {
                         continue;
                     };
-                    let b = play(&a, r_back);
-                    let Some(w_back) = reverse_of(&b, w) else {
-                        continue;
-                    };
-                    if key(&play(&b, w_back)) != key(root) {
-                        continue;
-                    }
                     let moves = [*w, r_back, w_back, *r, *w, r_back, w_back];
                     return Some(Case {
                         kind: Kind::BookHistory,
@@ -334,17 +343,11 @@ fn repeating_history(root: &Antichess, winner_move: Option<Move>) -> Option<Case
             }
             let l = play(root, m);
             for r in l.legal_moves().iter().filter(|x| reversible(x)) {
+                // Q -m⁻¹-> c -r⁻¹-> root.
                 let q = play(&l, *r);
-                let Some(m_back) = reverse_of(&q, &m) else {
+                let Some((m_back, r_back)) = undo_both(&q, &m, r, root) else {
                     continue;
                 };
-                let c = play(&q, m_back);
-                let Some(r_back) = reverse_of(&c, r) else {
-                    continue;
-                };
-                if key(&play(&c, r_back)) != key(root) {
-                    continue;
-                }
                 let moves = [m_back, r_back, m, *r, m_back, r_back];
                 return Some(Case {
                     kind: Kind::BookHistory,

@@ -10,7 +10,7 @@ WORK="${1:-$(mktemp -d)}"
 cargo build --release
 SYOTTI=target/release/syotti
 prove() { # MOVE MEMORY_MIB
-  "$SYOTTI" prove --moves "$1" --memory "$2" --syzygy "$TABLES" --out "$WORK/$1.proof"
+  "$SYOTTI" prove --no-book --moves "$1" --memory "$2" --syzygy "$TABLES" --out "$WORK/$1.proof"
 }
 prove e2e4 1024
 prove d2d4 1024

@@ -226,6 +226,7 @@ fn perft_prove_verify_and_bad_input() {
         "prove",
         "--moves",
         "e2e4",
+        "--no-book",
         "--out",
         &proof.to_string_lossy(),
         "--json",

@@ -274,3 +274,44 @@ fn time_and_node_limits_end_the_search() {
         }
     }
 }
+
+#[test]
+fn positions_the_book_proves_are_solved_leaves_and_their_proofs_are_copied_in() {
+    let known = syotti::proof::known::KnownWins::embedded().expect("the embedded book");
+    assert!(known.len() > 100_000, "{}", known.len());
+    // After 1.e4 b5 every White move leads into the book's refutation of 1.e4.
+    let game = game_after(
+        syotti::rules::START_FEN,
+        "e2e4 b7b5",
+        StalemateRule::default(),
+    );
+    let prove_with = |book| {
+        syotti::proof::dfpn::prove_with_tables(
+            game.position(),
+            game.rule(),
+            game.keys(),
+            &limits(),
+            (None, book),
+            None,
+            None,
+        )
+        .expect("the proof table")
+    };
+    let with_book = prove_with(Some(known.as_ref()));
+    let without = prove_with(None);
+    let (ProofOutcome::Loss { proof: from_book }, ProofOutcome::Loss { proof: searched }) =
+        (&with_book.outcome, &without.outcome)
+    else {
+        panic!("White loses after 1.e4 b5, with the book and without");
+    };
+    // The book's positions cost no search, and the proof stands without the book.
+    assert!(
+        with_book.nodes < without.nodes,
+        "{} {}",
+        with_book.nodes,
+        without.nodes
+    );
+    let report = verify(&from_book.to_text()).expect("the copied proof verifies alone");
+    assert!(report.checked > from_book.root.legal_moves().len());
+    verify(&searched.to_text()).expect("the searched proof verifies");
+}

@@ -25,6 +25,8 @@ fn nc3_args(store: &str) -> Vec<&str> {
         "256",
         "--job-nodes",
         "200000",
+        // The embedded book proves 1.Nc3 at once: these tests are about the store's own search.
+        "--no-book",
     ]
 }
 
@@ -184,6 +186,91 @@ fn a_proof_killed_mid_run_resumes_to_the_same_verified_result() {
     assert_verifies(&proof);
     let s = status(store);
     assert!(status_number(&s, "jobs:") > before, "{s}");
+}
+
+#[test]
+fn a_snapshot_carries_a_store_to_a_new_one_that_resumes_to_a_verified_proof() {
+    let dir = scratch("snapshot");
+    let (old, new) = (dir.join("old.db"), dir.join("new.db"));
+    let (snap, proofs) = (dir.join("nc3.snapshot"), dir.join("proofs"));
+    let proof = dir.join("nc3.proof");
+    let (old, new, snap_path, proof_path) = (
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        snap.to_str().unwrap(),
+        proof.to_str().unwrap(),
+    );
+    let mut first = spawn(&nc3_args(old));
+    wait_for_jobs(old, 6);
+    first.kill().expect("kill -9");
+    let _ = first.wait();
+    let before = status(old);
+    assert!(before.contains("(open)"), "{before}");
+    // The position comes from the store.
+    let out = syotti(&[
+        "prove",
+        "--store",
+        old,
+        "--snapshot-out",
+        snap_path,
+        "--proofs-out",
+        proofs.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        stdout.contains("snapshot: ") && stdout.contains("0 refused"),
+        "{stdout}"
+    );
+    // The open tree and its solved border: at most the store's tree, at least its root's edges.
+    let kept = status_number(&stdout, "snapshot:");
+    assert!(
+        kept > 1 && kept <= status_number(&before, "tree:"),
+        "{stdout}"
+    );
+    // Every exported proof verifies on its own.
+    for entry in std::fs::read_dir(&proofs).expect("the proofs folder") {
+        assert_verifies(&entry.expect("an entry").path());
+    }
+    // A damaged snapshot is refused with a clear error, and the new store stays empty.
+    let damaged = dir.join("damaged.snapshot");
+    std::fs::write(&damaged, b"not gzip").expect("write");
+    let mut args = nc3_args(new);
+    args.extend(["--resume-from", damaged.to_str().unwrap()]);
+    let out = syotti(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot read the snapshot"));
+    // Another position than the snapshot's: refused.
+    let out = syotti(&[
+        "prove",
+        "--store",
+        new,
+        "--moves",
+        "g1f3",
+        "--resume-from",
+        snap_path,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    // The new store starts from the snapshot (without the book, proved positions are open
+    // again) and resumes to a proof that verifies.
+    let mut args = nc3_args(new);
+    args.extend(["--resume-from", snap_path, "--out", proof_path]);
+    let out = syotti(&args);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("resumed from"), "{stderr}");
+    assert!(text(&out.stdout).contains("result: win for Black"));
+    assert_verifies(&proof);
+    // The store is no longer new: a second resume is refused.
+    let mut args = nc3_args(new);
+    args.extend(["--resume-from", snap_path]);
+    let out = syotti(&args);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("new store"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 /// A PostgreSQL server for one test: the one `SYOTTI_TEST_POSTGRES` names, or a scratch server

@@ -170,9 +170,10 @@ fn prover_uses_tables_as_solved_leaves() {
         time: None,
         memory_mb: 64,
     };
-    let without = prove_with_tables(&pos, rule, &[], &limits, None, None, None).expect("table");
-    let with =
-        prove_with_tables(&pos, rule, &[], &limits, Some((&tb, 7)), None, None).expect("table");
+    let without =
+        prove_with_tables(&pos, rule, &[], &limits, (None, None), None, None).expect("table");
+    let with = prove_with_tables(&pos, rule, &[], &limits, (Some((&tb, 7)), None), None, None)
+        .expect("table");
     eprintln!(
         "6-piece loss: {} nodes without tables, {} with",
         without.nodes, with.nodes

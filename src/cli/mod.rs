@@ -15,6 +15,7 @@ pub mod book;
 mod openings;
 mod perft;
 mod prove;
+mod snapshot;
 mod store;
 mod train;
 

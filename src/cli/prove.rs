@@ -4,7 +4,7 @@ use std::{io::IsTerminal, path::PathBuf, time::Duration};
 
 use super::{json_string, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
-    proof::{verify, ProofLimits, ProofOutcome},
+    proof::{known::KnownWins, verify, ProofLimits, ProofOutcome},
     rules::{notation, to_fen, Position, START_FEN},
     tablebase::Tablebases,
 };
@@ -65,6 +65,22 @@ pub struct ProveArgs {
     /// Seconds between saves of what the table learned, for a warm resume (with --store).
     #[arg(long, default_value_t = 10.0, requires = "store")]
     pub checkpoint: f64,
+    /// Prove from scratch: do not take the positions the embedded book proves (the refuted first
+    /// moves and the proved sub-lines of open problems) as solved leaves.
+    #[arg(long)]
+    pub no_book: bool,
+    /// Write the store's progress to a snapshot file and exit (with --store): the open tree,
+    /// its solved positions and the table's most costly knowledge, gzip-compressed.
+    #[arg(long, value_name = "FILE", requires = "store")]
+    pub snapshot_out: Option<PathBuf>,
+    /// With --snapshot-out: write the proof of every proved position at the open tree's border
+    /// to this folder (verified, one file each), for `syotti book build`.
+    #[arg(long, value_name = "DIR", requires = "snapshot_out")]
+    pub proofs_out: Option<PathBuf>,
+    /// Start a new store from a snapshot (with --store), then go on proving; proved positions
+    /// of the snapshot take their proofs from the book.
+    #[arg(long, value_name = "FILE", requires = "store")]
+    pub resume_from: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -141,6 +157,11 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
         Err(code) => return code,
     };
     let show_progress = std::io::stderr().is_terminal();
+    let book = if args.no_book {
+        None
+    } else {
+        KnownWins::embedded()
+    };
     let worker = std::thread::Builder::new()
         .stack_size(PROVER_STACK)
         .spawn(move || {
@@ -162,7 +183,7 @@ pub fn run_prove(args: &ProveArgs) -> u8 {
                 rule,
                 &history,
                 &limits,
-                tables.as_ref().map(|tb| (tb, usize::MAX)),
+                (tables.as_ref().map(|tb| (tb, usize::MAX)), book.as_deref()),
                 None,
                 Some(&mut progress),
             );

@@ -11,6 +11,7 @@ use super::{
     EXIT_BAD_INPUT,
 };
 use crate::{
+    proof::known::KnownWins,
     proof::store::{
         search::{self, StoreProblem, WorkerConfig},
         NodeState, Store, StoreError, StoreStatus,
@@ -140,7 +141,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     }
     // A worker or a status query takes the position from the store, unless one is given.
     let given = !args.moves.is_empty() || args.fen.trim() != START_FEN;
-    let wanted = if (args.worker || args.status) && !given {
+    let wanted = if (args.worker || args.status || args.snapshot_out.is_some()) && !given {
         None
     } else {
         match StoreProblem::new(&args.fen, &args.moves, args.rules.rule()) {
@@ -155,6 +156,30 @@ pub fn run(args: &ProveArgs) -> u8 {
         Ok(store) => store,
         Err(code) => return code,
     };
+    let tables = if args.status {
+        None
+    } else {
+        match open_tables(args.syzygy.as_deref()) {
+            Ok(tables) => tables,
+            Err(code) => return code,
+        }
+    };
+    let known = if args.no_book {
+        None
+    } else {
+        KnownWins::embedded()
+    };
+    if let Some(path) = &args.resume_from {
+        if let Err(code) = super::snapshot::resume(
+            &mut store,
+            path,
+            wanted.as_ref(),
+            known.as_deref(),
+            tables.as_ref(),
+        ) {
+            return code;
+        }
+    }
     let problem = match search::init(&mut store, wanted.as_ref()) {
         Ok(problem) => problem,
         Err(e @ StoreError::Mismatch(_)) => {
@@ -178,10 +203,15 @@ pub fn run(args: &ProveArgs) -> u8 {
             }
         };
     }
-    let tables = match open_tables(args.syzygy.as_deref()) {
-        Ok(tables) => tables,
-        Err(code) => return code,
-    };
+    if let Some(out) = &args.snapshot_out {
+        return super::snapshot::save(
+            &mut store,
+            &problem,
+            out,
+            args.proofs_out.as_deref(),
+            tables.as_ref(),
+        );
+    }
     let config = WorkerConfig {
         memory_mb: args.memory.max(1),
         job_nodes: args.job_nodes,
@@ -229,6 +259,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let run = std::thread::scope(|scope| {
+        let book = known.clone();
         let (problem, config, tables, stop_ref, finished_ref, table_ref) =
             (&problem, &config, tables.as_ref(), &stop, &finished, &table);
         let workers = scope.spawn(move || {
@@ -237,7 +268,7 @@ pub fn run(args: &ProveArgs) -> u8 {
                 problem,
                 config,
                 args.threads,
-                tables,
+                (tables, book.as_deref()),
                 stop_ref,
                 table_ref,
             );
@@ -311,7 +342,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     let mut positions = 0;
     let mut line = String::new();
     if status.root_state == NodeState::Proved {
-        let proof = match search::extract(&mut store, &problem) {
+        let proof = match crate::proof::store::extract(&mut store, &problem) {
             Ok(Some(proof)) => proof,
             Ok(None) => {
                 eprintln!("error: the root is proved but no proof came out of the store");
@@ -323,7 +354,7 @@ pub fn run(args: &ProveArgs) -> u8 {
             }
         };
         // Never report a proof that does not check out.
-        let text = match search::verified_text(&proof, tables.as_ref()) {
+        let text = match crate::proof::store::verified_text(&proof, tables.as_ref()) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("error: the proof put together from the store does not verify: {e}");

@@ -90,7 +90,7 @@ pub fn scan(
         time: limits.time.map(|t| t / 2),
         ..limits.clone()
     };
-    let report = prove_with_tables(pos, rule, history, &half, tables, Some(stop), None)?;
+    let report = prove_with_tables(pos, rule, history, &half, (tables, None), Some(stop), None)?;
     result.nodes += report.nodes;
     match report.outcome {
         ProofOutcome::Win { best, proof } if trusted(&proof, tables, history) => {
@@ -141,7 +141,15 @@ pub fn scan(
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
-        let report = prove_with_tables(&child, rule, &path, &per_move, tables, Some(stop), None)?;
+        let report = prove_with_tables(
+            &child,
+            rule,
+            &path,
+            &per_move,
+            (tables, None),
+            Some(stop),
+            None,
+        )?;
         let mut child_history = path.clone();
         child_history.push(hash::key(&child));
         result.nodes += report.nodes;

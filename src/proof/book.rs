@@ -31,7 +31,6 @@
 
 use std::{
     collections::{HashMap, HashSet},
-    fmt::Write as _,
     sync::Arc,
 };
 
@@ -41,7 +40,7 @@ use shakmaty::{
 };
 use thiserror::Error;
 
-use super::tree::{position_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
+use super::tree::{position_id, ProofTree};
 use super::{history, Distance};
 use crate::{
     rules::{
@@ -87,6 +86,9 @@ fn entry_distance(e: &Entry, version: u32) -> Distance {
 }
 /// The shipped book (`book/syotti.book`, made by `syotti book build`).
 static EMBEDDED: &[u8] = include_bytes!("../../book/syotti.book");
+/// The proved sub-lines of open problems (`book/progress.book`, made by `syotti book build` from
+/// the proofs a store's snapshot exports), shipped beside it and merged with it.
+static EMBEDDED_PROGRESS: &[u8] = include_bytes!("../../book/progress.book");
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum BookError {
@@ -186,11 +188,21 @@ impl ProofBook {
     /// The book compiled into the binary, if it reads (it is checked in CI).
     pub fn embedded() -> Option<Arc<ProofBook>> {
         static BOOK: once_cell::sync::Lazy<Option<Arc<ProofBook>>> =
-            once_cell::sync::Lazy::new(|| match ProofBook::from_bytes(EMBEDDED) {
-                Ok(book) => Some(Arc::new(book)),
-                Err(e) => {
-                    log::error!("the embedded book: {e}");
-                    None
+            once_cell::sync::Lazy::new(|| {
+                let read = ProofBook::from_bytes(EMBEDDED).and_then(|book| {
+                    let progress = ProofBook::from_bytes(EMBEDDED_PROGRESS)?;
+                    if progress.is_empty() {
+                        Ok(book)
+                    } else {
+                        book.merged(&progress)
+                    }
+                });
+                match read {
+                    Ok(book) => Some(Arc::new(book)),
+                    Err(e) => {
+                        log::error!("the embedded book: {e}");
+                        None
+                    }
                 }
             });
         BOOK.clone()
@@ -465,18 +477,31 @@ impl ProofBook {
             path: "the root".to_string(),
             reason: e.to_string(),
         })?;
-        let mut out = String::new();
-        let _ = writeln!(out, "{FORMAT_HEADER}");
-        let _ = writeln!(out, "stalemate {}", self.rule.name());
-        let winner = if root.winner.is_white() {
-            "white"
-        } else {
-            "black"
+        let tree = ProofTree {
+            rule: self.rule,
+            winner: root.winner,
+            entries: self
+                .tree_below(&pos, root.winner, tables)?
+                .into_iter()
+                .map(|(_, id, moves)| (id, moves))
+                .collect(),
+            root: pos,
         };
-        let _ = writeln!(out, "winner {winner}");
-        let _ = writeln!(out, "root {}", root.fen);
+        Ok(tree.to_text())
+    }
+
+    /// The proof tree below `pos` as the book and the rules give it, for `winner`: each
+    /// position once, with the winner's book move or every reply of the loser (no moves: a table
+    /// leaf), the position itself first. An error where the book has no move for the winner.
+    pub fn tree_below(
+        &self,
+        pos: &Antichess,
+        winner: Color,
+        tables: Option<&Tablebases>,
+    ) -> Result<Vec<(Antichess, String, Vec<Move>)>, BookError> {
+        let mut entries = Vec::new();
         let mut seen = HashSet::new();
-        let mut stack = vec![(pos, Vec::<String>::new())];
+        let mut stack = vec![(pos.clone(), Vec::<String>::new())];
         while let Some((pos, path)) = stack.pop() {
             let id = position_id(&pos);
             if !seen.insert(id.clone()) {
@@ -491,11 +516,11 @@ impl ProofBook {
                         .wdl_after_zeroing(&pos, self.rule, usize::MAX)
                         .is_some()
                 {
-                    let _ = writeln!(out, "{id} : {TABLEBASE_LEAF}");
+                    entries.push((pos, id, Vec::new()));
                     continue;
                 }
             }
-            let moves: Vec<Move> = if pos.turn() == root.winner {
+            let moves: Vec<Move> = if pos.turn() == winner {
                 match self.lookup(&pos) {
                     Some(hit) => vec![hit.best],
                     None => {
@@ -512,17 +537,127 @@ impl ProofBook {
             } else {
                 pos.legal_moves().to_vec()
             };
-            let listed: Vec<String> = moves.iter().map(|&m| notation::uci(m)).collect();
-            let _ = writeln!(out, "{id} : {}", listed.join(" "));
-            for m in moves {
+            for &m in &moves {
                 let mut child = pos.clone();
                 child.play_unchecked(m);
                 let mut child_path = path.clone();
                 child_path.push(notation::uci(m));
                 stack.push((child, child_path));
             }
+            entries.push((pos, id, moves));
         }
-        Ok(out)
+        Ok(entries)
+    }
+
+    /// Calls `f` with every position of the roots' trees where the winner is to move and the
+    /// book has its move (each once; the loser's replies from the rules).
+    pub fn for_each_winner_position(&self, mut f: impl FnMut(&Antichess)) {
+        let mut seen = HashSet::new();
+        for root in &self.roots {
+            let Ok(pos) = notation::parse_fen(&root.fen) else {
+                continue;
+            };
+            let mut stack = vec![pos];
+            while let Some(pos) = stack.pop() {
+                if !seen.insert(polyglot_key(&pos))
+                    || outcome::position_outcome(&pos, self.rule).is_some()
+                {
+                    continue;
+                }
+                let moves = if pos.turn() == root.winner {
+                    let Some(hit) = self.lookup(&pos) else {
+                        continue;
+                    };
+                    f(&pos);
+                    vec![hit.best]
+                } else {
+                    pos.legal_moves().to_vec()
+                };
+                for m in moves {
+                    let mut child = pos.clone();
+                    child.play_unchecked(m);
+                    stack.push(child);
+                }
+            }
+        }
+    }
+
+    /// Whether the book proves a win for the side to move in `pos` under `rule` with room
+    /// under the fifty-move rule: a key and clock test without move generation, for the prover,
+    /// which checks the move when it writes the proof (`tree_below`).
+    pub fn proves_mover_wins(&self, pos: &Antichess, rule: StalemateRule) -> Option<Distance> {
+        if rule != self.rule {
+            return None;
+        }
+        let key = polyglot_key(pos);
+        let index = self.entries.binary_search_by_key(&key, entry_key).ok()?;
+        let distance = entry_distance(&self.entries[index], self.version);
+        (pos.halfmoves() + distance.plies < FIFTY_MOVE_PLIES).then_some(distance)
+    }
+
+    /// Two books in one (the same stalemate rule): every root of both; where both hold a
+    /// position, the shorter proof's move.
+    pub fn merged(&self, other: &ProofBook) -> Result<ProofBook, BookError> {
+        if other.rule != self.rule {
+            return Err(BookError::MixedRules(self.rule, other.rule));
+        }
+        // Both read with their own versions; the merged book is written in the current one.
+        let upgraded = |book: &ProofBook| -> Vec<Entry> {
+            book.entries
+                .iter()
+                .map(|e| {
+                    let mut e = *e;
+                    let bits = distance_bits(entry_distance(&e, book.version));
+                    e[10..].copy_from_slice(&bits.to_le_bytes());
+                    e
+                })
+                .collect()
+        };
+        let (a, b) = (upgraded(self), upgraded(other));
+        let mut entries = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            let next = match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if entry_key(x) == entry_key(y) => {
+                    i += 1;
+                    j += 1;
+                    let plies = |e: &Entry| entry_distance(e, VERSION).plies;
+                    if plies(y) < plies(x) {
+                        *y
+                    } else {
+                        *x
+                    }
+                }
+                (Some(x), Some(y)) if entry_key(x) < entry_key(y) => {
+                    i += 1;
+                    *x
+                }
+                (Some(x), None) => {
+                    i += 1;
+                    *x
+                }
+                (_, Some(y)) => {
+                    j += 1;
+                    *y
+                }
+                (None, None) => break,
+            };
+            entries.push(next);
+        }
+        let mut roots = self.roots.clone();
+        roots.extend(
+            other
+                .roots
+                .iter()
+                .filter(|r| !self.roots.contains(r))
+                .cloned(),
+        );
+        Ok(ProofBook {
+            rule: self.rule,
+            version: VERSION,
+            roots,
+            entries,
+        })
     }
 
     /// The book as a Polyglot book: 16 bytes an entry, big-endian, sorted by key (king

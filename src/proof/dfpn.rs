@@ -26,7 +26,7 @@ use std::{
 use shakmaty::{variant::Antichess, Color, Move, Position};
 use shakmaty_syzygy::Wdl;
 
-use super::{table::ProofTable, tree, Pn, ProofLimits, PN_INFINITY};
+use super::{known::KnownWins, table::ProofTable, tree, Pn, ProofLimits, PN_INFINITY};
 use crate::memory::AllocError;
 use crate::{
     rules::{
@@ -73,8 +73,11 @@ pub(super) struct Child {
     pub key: u64,
     pub phi: Pn,
     pub delta: Pn,
-    /// Fixed by the rules (a game end or a draw on the path): never searched.
+    /// Fixed by the rules (a game end or a draw on the path), the tables or the book: never
+    /// searched.
     pub terminal: bool,
+    /// Fixed by the book (its proof is the book's, copied when the proof is written).
+    pub by_book: bool,
     /// Index of the earliest path position the values rest on, or `INDEPENDENT`.
     depends_on: usize,
     /// Proof depth when solved (0 for positions the rules end).
@@ -97,6 +100,10 @@ pub(super) struct Dfpn<'a> {
     root_path_len: usize,
     /// Endgame tables, and the largest piece count to probe.
     pub tables: Option<(&'a Tablebases, usize)>,
+    /// Positions proved before (the book, with the proved sub-lines of open problems): a
+    /// position the book wins for the side to move is a solved leaf, its proof copied from the
+    /// book when the proof is written (`tree::extract`).
+    pub book: Option<&'a KnownWins>,
 }
 
 /// The proof depth of a node solved with these children: the shallowest won child at a node the
@@ -166,19 +173,22 @@ impl<'a> Dfpn<'a> {
             root_values: (1, 1),
             root_path_len: history.len(),
             tables: None,
+            book: None,
         }
     }
 
     /// (phi, delta) of a position fixed by the rules, for its side to move, if it is one.
     pub fn rules_values(&self, pos: &Antichess, key: u64, moves: u32) -> Option<(Pn, Pn)> {
         self.fixed_values(pos, key, moves)
-            .map(|(phi, delta, _)| (phi, delta))
+            .map(|(phi, delta, _, _)| (phi, delta))
     }
 
     /// Like `rules_values`, also saying on which part of the path the value depends: the index
     /// of the earliest path position it rests on (a repetition of that position), 0 for the
-    /// fifty-move count or the depth cap, `INDEPENDENT` for a value of the position alone.
-    fn fixed_values(&self, pos: &Antichess, key: u64, moves: u32) -> Option<(Pn, Pn, usize)> {
+    /// fifty-move count or the depth cap, `INDEPENDENT` for a value of the position alone; and
+    /// whether the book decided it.
+    fn fixed_values(&self, pos: &Antichess, key: u64, moves: u32) -> Option<(Pn, Pn, usize, bool)> {
+        let mut by_book = false;
         let (attacker_wins, depends_on) = if let Some(o) =
             outcome::position_outcome_with(pos, self.rule, moves > 0)
         {
@@ -198,15 +208,25 @@ impl<'a> Dfpn<'a> {
             (false, index)
         } else if pos.halfmoves() >= game::FIFTY_MOVE_PLIES || self.path.len() >= MAX_PROOF_PLIES {
             (false, 0)
+        } else if self.book_win(pos, key).is_some() {
+            // After the repetition test: a book line is sound from a position that does not
+            // repeat the path (each of its positions then occurs at most twice in the game).
+            by_book = true;
+            (pos.turn() == self.attacker, INDEPENDENT)
         } else {
             return None;
         };
         let mover_succeeds = attacker_wins == (pos.turn() == self.attacker);
         Some(if mover_succeeds {
-            (0, PN_INFINITY, depends_on)
+            (0, PN_INFINITY, depends_on, by_book)
         } else {
-            (PN_INFINITY, 0, depends_on)
+            (PN_INFINITY, 0, depends_on, by_book)
         })
+    }
+
+    /// The book's proof that the side to move wins `pos`: its distance.
+    pub fn book_win(&self, pos: &Antichess, key: u64) -> Option<super::Distance> {
+        self.book?.mover_wins(pos, key, self.rule)
     }
 
     /// What the tables say of a position just reached by a capture or pawn move.
@@ -239,12 +259,14 @@ impl<'a> Dfpn<'a> {
                 child.play_unchecked(m);
                 let ckey = hash::key_after(pos, key, m, &child);
                 let count = count_legal_moves(&child);
-                let (phi, delta, terminal, depends_on, depth) =
+                let (phi, delta, terminal, depends_on, depth, by_book) =
                     match self.fixed_values(&child, ckey, count) {
-                        Some((phi, delta, depends_on)) => (phi, delta, true, depends_on, 0),
+                        Some((phi, delta, depends_on, by_book)) => {
+                            (phi, delta, true, depends_on, 0, by_book)
+                        }
                         None => match self.table.get(ckey) {
-                            Some(e) => (e.phi, e.delta, false, INDEPENDENT, e.depth),
-                            None => (1, count.max(1), false, INDEPENDENT, 0),
+                            Some(e) => (e.phi, e.delta, false, INDEPENDENT, e.depth, false),
+                            None => (1, count.max(1), false, INDEPENDENT, 0, false),
                         },
                     };
                 Child {
@@ -254,6 +276,7 @@ impl<'a> Dfpn<'a> {
                     phi,
                     delta,
                     terminal,
+                    by_book,
                     depends_on,
                     depth,
                 }
@@ -460,16 +483,20 @@ pub fn prove<'a>(
     stop: Option<&'a AtomicBool>,
     progress: Option<Progress<'a>>,
 ) -> Result<ProofReport, AllocError> {
-    prove_with_tables(pos, rule, history, limits, None, stop, progress)
+    prove_with_tables(pos, rule, history, limits, (None, None), stop, progress)
 }
 
-/// `prove`, with endgame tables as solved leaves: `tables` and the largest piece count to probe.
+/// What a proof may take as solved leaves: endgame tables (with the largest piece count to
+/// probe) and a book of positions proved before.
+pub type Known<'a> = (Option<(&'a Tablebases, usize)>, Option<&'a KnownWins>);
+
+/// `prove`, with endgame tables and a book as solved leaves.
 pub fn prove_with_tables<'a>(
     pos: &Antichess,
     rule: StalemateRule,
     history: &[u64],
     limits: &ProofLimits,
-    tables: Option<(&'a Tablebases, usize)>,
+    (tables, book): Known<'a>,
     stop: Option<&'a AtomicBool>,
     mut progress: Option<Progress<'a>>,
 ) -> Result<ProofReport, AllocError> {
@@ -488,6 +515,7 @@ pub fn prove_with_tables<'a>(
         remaining.nodes = limits.nodes.map(|n| n.saturating_sub(nodes));
         let mut search = Dfpn::new(rule, attacker, history, remaining, start, stop)?;
         search.tables = tables;
+        search.book = book;
         search.progress = progress.take();
         let (phi, delta) = search.solve(pos, key);
         log::debug!(

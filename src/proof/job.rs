@@ -18,8 +18,14 @@ use std::{
 
 use shakmaty::{variant::Antichess, Color, Move, Position};
 
-use super::{dfpn::Dfpn, table::ProofTable, tree, tree::ProofTree, Pn, ProofLimits};
-use crate::{rules::hash, rules::StalemateRule, tablebase::Tablebases};
+use super::{
+    dfpn::{Dfpn, Known},
+    table::ProofTable,
+    tree,
+    tree::ProofTree,
+    Pn, ProofLimits,
+};
+use crate::{rules::hash, rules::StalemateRule};
 
 /// A job runs at least this share of its node budget before its thresholds may end it.
 const MIN_SHARE: u64 = 100;
@@ -60,12 +66,13 @@ pub struct JobResult {
     pub time: Duration,
 }
 
-/// A worker's proof search: its table lives from job to job.
+/// A worker's proof search: its table lives from job to job; the tables and the book are its
+/// solved leaves.
 pub struct JobSearch<'a> {
     rule: StalemateRule,
     attacker: Color,
     table: Arc<ProofTable>,
-    tables: Option<(&'a Tablebases, usize)>,
+    known: Known<'a>,
     stop: Option<&'a AtomicBool>,
 }
 
@@ -84,14 +91,14 @@ impl<'a> JobSearch<'a> {
         rule: StalemateRule,
         attacker: Color,
         table: Arc<ProofTable>,
-        tables: Option<(&'a Tablebases, usize)>,
+        known: Known<'a>,
         stop: Option<&'a AtomicBool>,
     ) -> JobSearch<'a> {
         JobSearch {
             rule,
             attacker,
             table,
-            tables,
+            known,
             stop,
         }
     }
@@ -123,7 +130,7 @@ impl<'a> JobSearch<'a> {
             start,
             self.stop,
         );
-        search.tables = self.tables;
+        (search.tables, search.book) = self.known;
         let (th_phi, th_delta) = attacker_numbers(pos.turn(), self.attacker, th_pn, th_dn);
         let (phi, delta) = search.search_within(pos, key, (th_phi, th_delta), nodes / MIN_SHARE);
         let stopped = self
@@ -165,7 +172,9 @@ impl<'a> JobSearch<'a> {
                     pos: c.pos,
                     pn,
                     dn,
-                    fixed: c.terminal,
+                    // A book position becomes a job of its own (solved at once) so that the
+                    // store keeps its proof.
+                    fixed: c.terminal && !c.by_book,
                 }
             })
             .collect()

@@ -19,6 +19,7 @@ pub mod book;
 pub mod dfpn;
 pub mod history;
 pub mod job;
+pub mod known;
 pub mod store;
 pub mod table;
 pub mod tree;

@@ -250,16 +250,19 @@ impl Extraction {
         if let Some((phi, _)) = search.rules_values(pos, key, count_legal_moves(pos)) {
             // A leaf: it must be the winner's.
             let won = (phi == 0) == (pos.turn() == search.attacker);
-            // Leaves decided by the tables (not by the rules) are written down for the verifier.
-            if won
-                && search.table_wdl(pos).is_some()
-                && crate::rules::outcome::position_outcome(pos, search.rule).is_none()
-                && self.seen.insert(key)
-            {
-                self.seen_log.push(key);
-                self.entries.push((position_id(pos), Vec::new()));
+            if !won || crate::rules::outcome::position_outcome(pos, search.rule).is_some() {
+                return won;
             }
-            return won;
+            // Leaves decided by the tables (not by the rules) are written down for the verifier.
+            if search.table_wdl(pos).is_some() {
+                if self.seen.insert(key) {
+                    self.seen_log.push(key);
+                    self.entries.push((position_id(pos), Vec::new()));
+                }
+                return true;
+            }
+            // A position the book proves: its proof is copied from the book.
+            return search.book_win(pos, key).is_none() || self.book_leaf(search, pos, key);
         }
         if self.seen.contains(&key) {
             return true;
@@ -285,6 +288,38 @@ impl Extraction {
             self.undo_to(seen_len - 1, entries_len);
         }
         ok
+    }
+
+    /// Copies the book's proof below `pos` into the tree. False when the book's tree has a
+    /// hole or comes back to a position of the current path (a cycle the verifier would
+    /// refuse); positions the tree already holds keep their own proof.
+    fn book_leaf(&mut self, search: &Dfpn, pos: &Antichess, key: u64) -> bool {
+        if self.seen.contains(&key) {
+            return true;
+        }
+        let Some(book) = search.book else {
+            return false;
+        };
+        let tables = search.tables.map(|(tables, _)| tables);
+        let Ok(below) = book.book().tree_below(pos, search.attacker, tables) else {
+            log::debug!("the book's proof has a hole below {}", to_fen(pos));
+            return false;
+        };
+        let on_path: HashSet<u64> = search.path.iter().copied().collect();
+        let keyed: Vec<_> = below
+            .into_iter()
+            .map(|(p, id, moves)| (hash::key(&p), id, moves))
+            .collect();
+        if keyed.iter().any(|(k, ..)| on_path.contains(k)) {
+            return false;
+        }
+        for (k, id, moves) in keyed {
+            if self.seen.insert(k) {
+                self.seen_log.push(k);
+                self.entries.push((id, moves));
+            }
+        }
+        true
     }
 
     fn visit_winner(

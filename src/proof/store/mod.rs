@@ -30,8 +30,10 @@
 //! Soundness does not rest on the store: the whole proof is put together
 //! from the tree and the jobs' proofs and verified by `verify` before it is reported.
 
+pub mod extract;
 mod postgres;
 pub mod search;
+pub mod snapshot;
 mod sqlite;
 
 use std::time::Duration;
@@ -40,7 +42,8 @@ use thiserror::Error;
 
 use super::Pn;
 
-pub use search::{extract, status, StoreStatus};
+pub use extract::{extract, verified_text};
+pub use search::{status, StoreStatus};
 
 /// Version of the schema: a store of another version is refused, never misread.
 pub const SCHEMA_VERSION: i64 = 1;

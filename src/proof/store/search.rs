@@ -1,10 +1,9 @@
 //! The job-level search over a store: what a worker claims, how a job's result is written back
-//! and carried up to the root, the whole proof put together again, and the worker loop.
+//! and carried up to the root, and the worker loop (`extract` puts the whole proof together).
 //!
 //! Everything here is written against `ProofStore`/`StoreTx`, so both backends share it.
 
 use std::{
-    collections::HashSet,
     path::Path,
     sync::{
         atomic::{AtomicBool, Ordering},
@@ -23,13 +22,13 @@ use super::{
 use crate::{
     memory::AllocError,
     proof::{
-        dfpn::{add, widened},
+        dfpn::{add, widened, Known},
         job::{JobOutcome, JobResult, JobSearch},
+        known::KnownWins,
         table::ProofTable,
-        tree::{position_id, ProofTree},
-        verify, Pn, PN_INFINITY,
+        Pn, PN_INFINITY,
     },
-    rules::{notation, outcome, to_fen, Game, StalemateRule},
+    rules::{notation, to_fen, Game, StalemateRule},
     tablebase::Tablebases,
 };
 
@@ -112,11 +111,11 @@ pub fn solved_key(fen: &str) -> String {
 }
 
 /// The attacker moves at even plies from the root.
-fn attacker_moves(ply: u32) -> bool {
+pub(super) fn attacker_moves(ply: u32) -> bool {
     ply.is_multiple_of(2)
 }
 
-fn root_id(tx: &mut dyn StoreTx, problem: &StoreProblem) -> Result<NodeId> {
+pub(super) fn root_id(tx: &mut dyn StoreTx, problem: &StoreProblem) -> Result<NodeId> {
     tx.find_node(0, &problem.root_fen())?
         .ok_or_else(|| StoreError::Corrupt("the root node is missing".into()))
 }
@@ -345,7 +344,7 @@ fn recompute(tx: &mut dyn StoreTx, node: &Node) -> Result<bool> {
 
 /// Carries a node's change up every path to the root (the graph has no cycles: every edge goes
 /// one ply deeper).
-fn propagate(tx: &mut dyn StoreTx, from: NodeId) -> Result<()> {
+pub(super) fn propagate(tx: &mut dyn StoreTx, from: NodeId) -> Result<()> {
     let mut queue = tx.parents(from)?;
     while let Some(id) = queue.pop() {
         let Some(node) = tx.node(id)? else { continue };
@@ -507,120 +506,6 @@ pub fn status(store: &mut impl ProofStore, problem: &StoreProblem) -> Result<Sto
     })
 }
 
-/// Puts the whole proof together from the store's tree and its jobs' proofs, when the root is
-/// proved. The caller verifies it before trusting it.
-pub fn extract(store: &mut impl ProofStore, problem: &StoreProblem) -> Result<Option<ProofTree>> {
-    store.transaction(TxKind::Read, |tx| {
-        let root = root_id(tx, problem)?;
-        let node = tx
-            .node(root)?
-            .ok_or_else(|| StoreError::Corrupt("root".into()))?;
-        if node.state != NodeState::Proved {
-            return Ok(None);
-        }
-        let mut merge = Merge {
-            rule: problem.rule,
-            entries: Vec::new(),
-            seen: HashSet::new(),
-        };
-        merge.visit(tx, root, problem.root())?;
-        Ok(Some(ProofTree {
-            rule: problem.rule,
-            winner: problem.attacker(),
-            root: problem.root().clone(),
-            entries: merge.entries,
-        }))
-    })
-}
-
-struct Merge {
-    rule: StalemateRule,
-    entries: Vec<(String, Vec<shakmaty::Move>)>,
-    seen: HashSet<String>,
-}
-
-impl Merge {
-    fn visit(&mut self, tx: &mut dyn StoreTx, id: NodeId, pos: &Antichess) -> Result<()> {
-        let position = position_id(pos);
-        if self.seen.contains(&position) {
-            return Ok(());
-        }
-        let node = tx
-            .node(id)?
-            .ok_or_else(|| StoreError::Corrupt(format!("node {id}")))?;
-        if node.state != NodeState::Proved {
-            return Err(StoreError::Corrupt(format!(
-                "node {id} is on the proof but not proved"
-            )));
-        }
-        let links = tx.links(id)?;
-        if links.is_empty() {
-            // Proved by a job, or known solved when it was added.
-            let solved = tx
-                .solved(&solved_key(&node.fen))?
-                .filter(|s| s.attacker_wins)
-                .ok_or_else(|| StoreError::Corrupt(format!("no proof for node {id}")))?;
-            if let Some(text) = solved.proof {
-                let proof = verify::read_proof(&text)
-                    .map_err(|e| StoreError::Corrupt(format!("the proof of node {id}: {e}")))?;
-                for (position, moves) in proof.entries {
-                    if self.seen.insert(position.clone()) {
-                        self.entries.push((position, moves));
-                    }
-                }
-                return Ok(());
-            }
-            return match solved.node {
-                Some(other) if other != id => self.visit(tx, other, pos),
-                _ => Err(StoreError::Corrupt(format!("no proof for node {id}"))),
-            };
-        }
-        self.seen.insert(position.clone());
-        let chosen: Vec<&Link> = if attacker_moves(node.ply) {
-            // One won move; an edge the rules decide first, else the cheapest child.
-            let best = links
-                .iter()
-                .filter(|l| l.state == NodeState::Proved)
-                .min_by_key(|l| l.child.is_some())
-                .ok_or_else(|| StoreError::Corrupt(format!("node {id}: no proved move")))?;
-            vec![best]
-        } else {
-            if let Some(l) = links.iter().find(|l| l.state != NodeState::Proved) {
-                return Err(StoreError::Corrupt(format!(
-                    "node {id}: reply {} not proved",
-                    l.mv
-                )));
-            }
-            links.iter().collect()
-        };
-        let mut moves = Vec::with_capacity(chosen.len());
-        for link in &chosen {
-            moves.push(
-                notation::parse_uci_move(pos, &link.mv)
-                    .map_err(|e| StoreError::Corrupt(format!("node {id}: {}: {e}", link.mv)))?,
-            );
-        }
-        self.entries.push((position, moves.clone()));
-        for (link, m) in chosen.into_iter().zip(moves) {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            match link.child {
-                Some(c) => self.visit(tx, c, &child)?,
-                None => {
-                    // A leaf: the rules end the game here, or the tables decide it.
-                    if outcome::position_outcome(&child, self.rule).is_none() {
-                        let leaf = position_id(&child);
-                        if self.seen.insert(leaf.clone()) {
-                            self.entries.push((leaf, Vec::new()));
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 /// How each worker works.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -727,10 +612,10 @@ pub fn run_worker(
     config: &WorkerConfig,
     name: &str,
     table: Arc<ProofTable>,
-    tables: Option<(&Tablebases, usize)>,
+    known: Known<'_>,
     stop: &AtomicBool,
 ) -> std::result::Result<WorkerSummary, WorkerError> {
-    let mut search = JobSearch::new(problem.rule, problem.attacker(), table, tables, Some(stop));
+    let mut search = JobSearch::new(problem.rule, problem.attacker(), table, known, Some(stop));
     let mut summary = WorkerSummary::default();
     let mut idle_since: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
@@ -850,7 +735,7 @@ pub fn run_workers(
     problem: &StoreProblem,
     config: &WorkerConfig,
     threads: usize,
-    tables: Option<&Tablebases>,
+    (tables, book): (Option<&Tablebases>, Option<&KnownWins>),
     stop: &AtomicBool,
     table: &Arc<ProofTable>,
 ) -> std::result::Result<Vec<WorkerSummary>, WorkerError> {
@@ -871,7 +756,7 @@ pub fn run_workers(
                             config,
                             &name,
                             table,
-                            tables.map(|tb| (tb, usize::MAX)),
+                            (tables.map(|tb| (tb, usize::MAX)), book),
                             stop,
                         );
                         if result.is_err() {
@@ -905,16 +790,6 @@ pub fn run_workers(
             None => Ok(summaries),
         }
     })
-}
-
-/// Verifies an extracted proof: its text when it checks out.
-pub fn verified_text(
-    proof: &ProofTree,
-    tables: Option<&Tablebases>,
-) -> std::result::Result<String, verify::VerifyError> {
-    let text = proof.to_text();
-    verify::verify_with_tables(&text, tables)?;
-    Ok(text)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod proof;
 pub mod protocol;
 pub mod rules;
 pub mod search;
+pub mod serve;
 pub mod tablebase;
 pub mod train;
 pub mod uci;

@@ -15,6 +15,7 @@ pub mod book;
 mod openings;
 mod perft;
 mod prove;
+mod serve;
 mod snapshot;
 mod store;
 mod train;
@@ -104,6 +105,11 @@ pub enum Command {
         after_help = "Example:\n  syotti openings --count 300 --exclude ../shared/openings/dev.epd --seed 2026 --out openings/untuned.epd"
     )]
     Openings(openings::OpeningsArgs),
+    /// Serve the proofs over HTTP as JSON (`GET /api/probe?fen=FEN`); the board page is to come.
+    #[command(
+        after_help = "Example:\n  syotti serve --port 8080\n  curl 'http://127.0.0.1:8080/api/probe?fen=rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR%20b%20-%20-%200%201'"
+    )]
+    Serve(serve::ServeArgs),
 }
 
 /// A file to write a command's output to, buffered; the error says which file and why.
@@ -125,6 +131,7 @@ pub fn run(command: Command) -> u8 {
         Command::Datagen(args) => train::run_datagen(&args),
         Command::Train(args) => train::run_train(&args),
         Command::Openings(args) => openings::run(&args),
+        Command::Serve(args) => serve::run(&args),
     }
 }
 

@@ -1,0 +1,157 @@
+//! `syotti serve`: the JSON API over a real socket.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Child, Command, Stdio},
+};
+
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a first line");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .to_string();
+    Server { child, addr }
+}
+
+/// Status code and body of one request.
+fn request(server: &Server, method: &str, target: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(&server.addr).expect("connects");
+    write!(
+        stream,
+        "{method} {target} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        server.addr
+    )
+    .expect("sends");
+    let mut raw = String::new();
+    stream.read_to_string(&mut raw).expect("reads");
+    let (head, body) = raw.split_once("\r\n\r\n").expect("a response");
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    (status, body.to_string())
+}
+
+fn probe(server: &Server, query: &str) -> serde_json::Value {
+    let (status, body) = request(server, "GET", &format!("/api/probe?{query}"));
+    assert_eq!(status, 200, "{body}");
+    serde_json::from_str(&body).expect("JSON")
+}
+
+#[test]
+fn the_probe_shows_proved_verdicts_and_bad_requests_get_clear_errors() {
+    let server = start();
+    // After 1.e4: Black to move wins, by the book, with the proof's main line; 1...b5 keeps the
+    // win and its distance falls by one.
+    let after_e4 = probe(
+        &server,
+        "fen=rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR+b+-+-+0+1",
+    );
+    let result = &after_e4["result"];
+    assert_eq!(result["winner"], "black");
+    assert_eq!(result["source"], "book");
+    let plies = result["plies"].as_u64().expect("plies");
+    assert_eq!(result["line"][0], "b7b5");
+    let moves = after_e4["moves"].as_array().expect("moves");
+    assert_eq!(moves.len(), 20);
+    let b5 = moves.iter().find(|m| m["uci"] == "b7b5").expect("b5");
+    assert_eq!(b5["san"], "b5");
+    assert_eq!(b5["after"]["winner"], "black");
+    assert_eq!(b5["after"]["plies"].as_u64(), Some(plies - 1));
+    // From the start: each refuted first move leads to Black's proved win; 1.e3 is not proved.
+    let start = probe(
+        &server,
+        "fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR%20w%20-%20-%200%201",
+    );
+    assert!(start["result"].is_null());
+    let after = |uci: &str| {
+        start["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .find(|m| m["uci"] == uci)
+            .expect("a legal move")["after"]
+            .clone()
+    };
+    for refuted in ["e2e4", "d2d4", "d2d3", "b1c3", "g1f3", "f2f4", "h2h4"] {
+        assert_eq!(after(refuted)["winner"], "black", "{refuted}");
+    }
+    assert!(after("e2e3")["winner"].is_null());
+    // Under another convention the book (made under lichess rules) says nothing.
+    let suicide = probe(
+        &server,
+        "fen=rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR+b+-+-+0+1&variant=suicide",
+    );
+    assert!(suicide["result"].is_null());
+    // A position over by the rules.
+    let over = probe(&server, "fen=8/8/8/8/8/8/8/k7+w+-+-+0+1");
+    assert_eq!(over["result"]["winner"], "white");
+    assert_eq!(over["result"]["source"], "rules");
+    // Bad requests: 4xx with a message, and the server keeps serving.
+    for (method, target, status) in [
+        ("GET", "/api/probe?fen=garbage", 400),
+        ("GET", "/api/probe", 400),
+        (
+            "GET",
+            "/api/probe?fen=8/8/8/8/8/8/8/k7+w+-+-+0+1&colour=red",
+            400,
+        ),
+        (
+            "GET",
+            "/api/probe?fen=8/8/8/8/8/8/8/k7+w+-+-+0+1&variant=chess",
+            400,
+        ),
+        ("GET", "/nowhere", 404),
+        ("POST", "/api/probe", 405),
+    ] {
+        let (code, body) = request(&server, method, target);
+        assert_eq!(code, status, "{method} {target}: {body}");
+        let error: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        assert!(error["error"].as_str().is_some_and(|e| !e.is_empty()));
+    }
+    let (code, body) = request(&server, "GET", "/");
+    assert_eq!(code, 200);
+    assert!(body.contains("/api/probe"));
+    assert_eq!(
+        probe(&server, "fen=8/8/8/8/8/8/8/k7+w+-+-+0+1")["turn"],
+        "white"
+    );
+}
+
+#[test]
+fn a_port_in_use_is_a_clear_error() {
+    let server = start();
+    let port = server.addr.rsplit(':').next().expect("a port").to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_syotti"))
+        .args(["serve", "--port", &port])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot listen"));
+}

@@ -82,6 +82,10 @@ fn the_probe_shows_proved_verdicts_and_bad_requests_get_clear_errors() {
     assert_eq!(moves.len(), 20);
     let b5 = moves.iter().find(|m| m["uci"] == "b7b5").expect("b5");
     assert_eq!(b5["san"], "b5");
+    assert_eq!(
+        b5["fen_after"],
+        "rnbqkbnr/p1pppppp/8/1p6/4P3/8/PPPP1PPP/RNBQKBNR w - - 0 2"
+    );
     assert_eq!(b5["after"]["winner"], "black");
     assert_eq!(b5["after"]["plies"].as_u64(), Some(plies - 1));
     // From the start: each refuted first move leads to Black's proved win; 1.e3 is not proved.
@@ -135,9 +139,20 @@ fn the_probe_shows_proved_verdicts_and_bad_requests_get_clear_errors() {
         let error: serde_json::Value = serde_json::from_str(&body).expect("JSON");
         assert!(error["error"].as_str().is_some_and(|e| !e.is_empty()));
     }
+    // The page and its files, embedded.
     let (code, body) = request(&server, "GET", "/");
     assert_eq!(code, 200);
-    assert!(body.contains("/api/probe"));
+    assert!(body.contains("/app.js"));
+    for file in [
+        "/app.js",
+        "/style.css",
+        "/vendor/chessground.min.js",
+        "/vendor/chessground.base.css",
+    ] {
+        let (code, body) = request(&server, "GET", file);
+        assert_eq!(code, 200, "{file}");
+        assert!(!body.is_empty(), "{file}");
+    }
     assert_eq!(
         probe(&server, "fen=8/8/8/8/8/8/8/k7+w+-+-+0+1")["turn"],
         "white"

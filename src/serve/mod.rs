@@ -1,16 +1,19 @@
 //! `syotti serve`: the proofs on the web, for people and for other tools.
 //!
 //! A face of the engine beside `uci/` and `xboard/`: an HTTP server (tiny_http) on 127.0.0.1 by
-//! default. This first part is the JSON API's probe: `GET /api/probe?fen=FEN` answers, for the
+//! default, serving a page (`web/`, embedded: a chessground board that asks the API for
+//! everything, so the browser knows no rules) and a JSON API. `GET /api/probe?fen=FEN` answers, for the
 //! position and for every legal move, what is proved (the embedded book: the refutations and the
 //! proved sub-lines of open problems; a position over by the rules), with the proof's main line.
 //! Answers come from `proof::book`'s game entry (`ProofBook::answer`), the one the engine plays
 //! from, so the page and the engine never disagree. Requests are served one after another: a
 //! probe costs a book lookup a move and at most one history walk, well under a millisecond.
 //!
-//! Partial (issue 47): the board page, live analysis, play against the engine and the browser
-//! tests are not built yet; `GET /` lists what the API offers today.
+//! Partial (issue 47): the page explores proved lines (board, verdicts beside every move, the
+//! proof's main line, back/forward, FEN, variant); live analysis, PGN import, play against the
+//! engine and the browser tests are not built yet.
 
+mod assets;
 mod probe;
 
 use std::io::Write;
@@ -23,12 +26,6 @@ use crate::rules::StalemateRule;
 
 /// Longest query string read (a FEN and a few parameters fit many times).
 const MAX_QUERY: usize = 4096;
-
-/// What the server says at `/`.
-const INDEX: &str = "Syotti: proved antichess positions as JSON.\n\n\
-GET /api/probe?fen=FEN[&variant=antichess|suicide][&stalemate=stalemated-side-wins|draw|fewer-pieces-wins]\n\
-  the position's proved result and every legal move's, with the proof's main line.\n\n\
-The board page (live analysis, play) is not built yet.\n";
 
 /// A request's answer: status and JSON body.
 fn json(status: u16, body: &serde_json::Value) -> Response<std::io::Cursor<Vec<u8>>> {
@@ -50,7 +47,6 @@ pub fn respond(method: &Method, url: &str) -> Response<std::io::Cursor<Vec<u8>>>
         return error(405, "only GET is served");
     }
     match path {
-        "/" => Response::from_string(INDEX).with_status_code(200),
         "/api/probe" => {
             if query.len() > MAX_QUERY {
                 return error(414, "query too long");
@@ -79,7 +75,16 @@ pub fn respond(method: &Method, url: &str) -> Response<std::io::Cursor<Vec<u8>>>
                 Err(e) => error(400, &e.to_string()),
             }
         }
-        _ => error(404, "no such page"),
+        _ => match assets::asset(path) {
+            Some((kind, body)) => {
+                let mut response = Response::from_data(body.as_bytes().to_vec());
+                if let Ok(h) = Header::from_bytes("Content-Type", kind) {
+                    response.add_header(h);
+                }
+                response
+            }
+            None => error(404, "no such page"),
+        },
     }
 }
 

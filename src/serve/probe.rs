@@ -69,6 +69,7 @@ pub fn probe(fen: &str, rule: StalemateRule) -> Result<Value, ProbeError> {
             json!({
                 "uci": notation::uci(m),
                 "san": notation::san(&pos, m),
+                "fen_after": notation::to_fen(&child),
                 "after": verdict(book, &child, rule),
             })
         })

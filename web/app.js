@@ -29,7 +29,7 @@ function verdictText(v, side) {
     return v.winner ? `${v.winner} has won (${v.termination})` : `drawn (${v.termination})`;
   }
   const moves = Math.ceil(v.plies / 2);
-  const distance = v.exact ? `in ${moves} move${moves === 1 ? '' : 's'}` : `(the tables win it, ${v.plies} plies to them)`;
+  const distance = v.exact ? `in ${moves} move${moves === 1 ? '' : 's'}` : `(through the endgame tables, ${v.plies} plies to them)`;
   const who = side && v.winner === side ? 'wins' : 'loses';
   return side ? `${who} ${distance}` : `${v.winner} wins ${distance}`;
 }

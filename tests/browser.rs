@@ -1,0 +1,238 @@
+//! The explorer page in a real browser: Debian's Chromium driven by chromedriver over WebDriver
+//! (plain HTTP and JSON, as the W3C protocol is). `.ci/run` installs `chromium` and
+//! `chromium-driver` when missing; by hand: `apt-get install chromium chromium-driver`.
+
+use std::{
+    io::{BufRead, BufReader, Read, Write},
+    net::TcpStream,
+    process::{Child, Command, Stdio},
+    time::{Duration, Instant},
+};
+
+use serde_json::{json, Value};
+
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One HTTP/1.1 request, the connection closed after it (chromedriver answers with a length,
+/// not in chunks); the JSON body of the answer.
+fn http(addr: &str, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let mut stream = TcpStream::connect(addr).expect("connects");
+    let body = body.map(Value::to_string).unwrap_or_default();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("sends");
+    // The head, then exactly the length it announces (the driver may keep the connection).
+    let mut reader = BufReader::new(stream);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).expect("the body");
+    let body = String::from_utf8_lossy(&body);
+    serde_json::from_str(&body).unwrap_or(Value::Null)
+}
+
+struct Browser {
+    driver: String,
+    session: String,
+    _process: Process,
+}
+
+impl Browser {
+    fn start() -> Browser {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let process = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver runs (apt-get install chromium chromium-driver; .ci/run does)");
+        let driver = format!("127.0.0.1:{port}");
+        let start = Instant::now();
+        while TcpStream::connect(&driver).is_err()
+            || http(&driver, "GET", "/status", None)["value"]["ready"] != json!(true)
+        {
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"]
+            }
+        }}});
+        let reply = http(&driver, "POST", "/session", Some(&caps));
+        let session = reply["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {reply}"))
+            .to_string();
+        Browser {
+            driver,
+            session,
+            _process: Process(process),
+        }
+    }
+
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        http(&self.driver, method, &path, body.as_ref())["value"].clone()
+    }
+
+    /// Runs a script in the page and returns its value.
+    fn run(&self, script: &str) -> Value {
+        self.command(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// Waits until `script` returns something truthy; returns it.
+    fn wait_for(&self, script: &str, what: &str) -> Value {
+        let start = Instant::now();
+        loop {
+            let v = self.run(script);
+            if !(v.is_null() || v == json!(false) || v == json!("") || v == json!(0)) {
+                return v;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "waited for {what}"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// Clicks a square of the board (white at the bottom), as a player would.
+    fn click_square(&self, square: &str) {
+        let file = f64::from(square.as_bytes()[0] - b'a');
+        let rank = f64::from(square.as_bytes()[1] - b'1');
+        let rect = self.run(
+            "const r = document.querySelector('cg-board').getBoundingClientRect(); return [r.left, r.top, r.width];",
+        );
+        let (left, top, size) = (
+            rect[0].as_f64().expect("left"),
+            rect[1].as_f64().expect("top"),
+            rect[2].as_f64().expect("width"),
+        );
+        let x = (left + (file + 0.5) * size / 8.0).round() as i64;
+        let y = (top + (7.0 - rank + 0.5) * size / 8.0).round() as i64;
+        let actions = json!({"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [
+                {"type": "pointerMove", "duration": 0, "x": x, "y": y, "origin": "viewport"},
+                {"type": "pointerDown", "button": 0},
+                {"type": "pointerUp", "button": 0}
+            ]
+        }]});
+        self.command("POST", "/actions", Some(actions));
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let path = format!("/session/{}", self.session);
+        http(&self.driver, "DELETE", &path, None);
+    }
+}
+
+fn serve() -> (Process, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
+        .args(["serve", "--port", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a first line");
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("the address")
+        .to_string();
+    (Process(child), url)
+}
+
+#[test]
+fn the_explorer_shows_proofs_on_a_board_steps_the_main_line_and_survives_bad_input() {
+    let (_server, url) = serve();
+    let browser = Browser::start();
+    browser.command("POST", "/url", Some(json!({ "url": url })));
+    browser.wait_for(
+        "return document.querySelectorAll('#moves tr').length === 20;",
+        "the start position's twenty moves",
+    );
+    // 1.e4 played on the board, square by square: Black's proved win and its distance.
+    browser.click_square("e2");
+    browser.click_square("e4");
+    let verdict = browser.wait_for(
+        "const t = document.getElementById('verdict').textContent; return t.startsWith('black') && t;",
+        "the position after 1.e4",
+    );
+    assert_eq!(verdict, "black to move: black wins in 16 moves");
+    let best = browser.run("return document.querySelector('#moves tr.win td').textContent;");
+    assert_eq!(best, "b5");
+    // The proof's main line, a move at a time: the distance falls by one ply each time.
+    browser.run("document.getElementById('line-step').click();");
+    browser.wait_for(
+        "return document.querySelectorAll('#history li').length === 2 && document.getElementById('verdict').textContent.startsWith('white');",
+        "the main line's first move",
+    );
+    let verdict = browser.run("return document.getElementById('verdict').textContent;");
+    assert_eq!(verdict, "white to move: black wins in 16 moves");
+    // Back one move: the position after 1.e4 again.
+    browser.run("document.getElementById('back').click();");
+    browser.wait_for(
+        "return document.getElementById('verdict').textContent.startsWith('black');",
+        "one move back",
+    );
+    // A bad FEN: an error on the page, and the page goes on working.
+    browser.run(
+        "document.getElementById('fen').value = 'not a position'; document.getElementById('fen-form').requestSubmit();",
+    );
+    let error = browser.wait_for(
+        "const e = document.getElementById('error'); return !e.hidden && e.textContent;",
+        "the error message",
+    );
+    assert!(
+        error.as_str().is_some_and(|e| e.contains("bad FEN")),
+        "{error}"
+    );
+    browser.run("document.getElementById('start').click();");
+    browser.wait_for(
+        "return document.getElementById('error').hidden && document.querySelectorAll('#moves tr').length === 20;",
+        "the start position again",
+    );
+}

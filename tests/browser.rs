@@ -86,6 +86,7 @@ impl Browser {
         }
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
+            "timeouts": {"pageLoad": 60000, "script": 30000},
             "goog:chromeOptions": {
                 "binary": "/usr/bin/chromium",
                 "args": ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"]
@@ -217,6 +218,22 @@ fn the_explorer_shows_proofs_on_a_board_steps_the_main_line_and_survives_bad_inp
     browser.wait_for(
         "return document.getElementById('verdict').textContent.startsWith('black');",
         "one move back",
+    );
+    // Live analysis of the position on the board: depth lines arrive, and stop stops them.
+    browser.run("document.getElementById('analyse').click();");
+    let line = browser.wait_for(
+        "const l = document.querySelector('#analysis li.info'); return l && l.textContent;",
+        "a line of live analysis",
+    );
+    assert!(
+        line.as_str().is_some_and(|l| l.starts_with("depth ")),
+        "{line}"
+    );
+    browser.run("document.getElementById('analyse').click();");
+    let status = browser.run("return document.getElementById('engine-status').textContent;");
+    assert!(
+        status.as_str().is_some_and(|s| s.contains("stopped")),
+        "{status}"
     );
     // A bad FEN: an error on the page, and the page goes on working.
     browser.run(

@@ -19,8 +19,13 @@ impl Drop for Server {
 }
 
 fn start() -> Server {
+    start_with(&[])
+}
+
+fn start_with(extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
         .args(["serve", "--port", "0"])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -169,4 +174,74 @@ fn a_port_in_use_is_a_clear_error() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: cannot listen"));
+}
+
+/// Opens an analysis stream; its status line and the connection.
+fn open_analysis(server: &Server, seconds: u32) -> (String, BufReader<TcpStream>) {
+    let stream = TcpStream::connect(&server.addr).expect("connects");
+    let mut writer = stream.try_clone().expect("clone");
+    write!(
+        writer,
+        "GET /api/analyse?fen=rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR+w+-+-+0+1&seconds={seconds} HTTP/1.1\r\nHost: x\r\n\r\n"
+    )
+    .expect("sends");
+    let mut reader = BufReader::new(stream);
+    let mut status = String::new();
+    reader.read_line(&mut status).expect("a status line");
+    (status, reader)
+}
+
+#[test]
+fn live_analysis_streams_lines_stops_when_the_client_goes_and_is_capped() {
+    let server = start_with(&["--analyses", "1", "--hash", "16"]);
+    let (status, mut reader) = open_analysis(&server, 600);
+    assert!(status.contains(" 200 "), "{status}");
+    // Server-sent events: an info line with a depth and a principal variation.
+    let mut line = String::new();
+    let info = loop {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).expect("reads") > 0,
+            "the stream ended"
+        );
+        if let Some(data) = line.strip_prefix("data: ") {
+            let v: serde_json::Value = serde_json::from_str(data).expect("JSON");
+            if v.get("depth").is_some() {
+                break v;
+            }
+        }
+    };
+    assert!(info["depth"].as_u64().is_some_and(|d| d >= 1));
+    assert!(info["pv"].as_array().is_some_and(|pv| !pv.is_empty()));
+    // The cap: one analysis at a time, so a second is refused while the first runs.
+    let (second, _) = open_analysis(&server, 1);
+    assert!(second.contains(" 503 "), "{second}");
+    // The first client goes: its search stops, and the place is free again.
+    drop(reader);
+    let start = std::time::Instant::now();
+    loop {
+        let (status, mut reader) = open_analysis(&server, 1);
+        if status.contains(" 200 ") {
+            // A short analysis ends with its best move.
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).expect("reads to the end");
+            assert!(rest.contains("event: bestmove"), "{rest}");
+            break;
+        }
+        assert!(
+            start.elapsed().as_secs() < 20,
+            "the first search never stopped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    // Bad analysis requests: 400, and the server goes on.
+    for target in [
+        "/api/analyse?fen=garbage",
+        "/api/analyse?fen=8/8/8/8/8/8/8/k7+w+-+-+0+1",
+        "/api/analyse?fen=8/8/8/8/8/8/8/k7+b+-+-+0+1&seconds=0",
+        "/api/analyse?fen=8/8/8/8/8/8/8/k7+b+-+-+0+1&multipv=9",
+    ] {
+        let (code, body) = request(&server, "GET", target);
+        assert_eq!(code, 400, "{target}: {body}");
+    }
 }

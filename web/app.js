@@ -9,6 +9,8 @@ const $ = (id) => document.getElementById(id);
 const game = { fens: [START], moves: [], at: 0 };
 let current = null; // the probe of the position on the board
 let request = 0;
+let analysing = false; // the user wants live analysis
+let source = null; // the running analysis stream
 
 const board = Chessground($('board'), {
   fen: START,
@@ -96,6 +98,7 @@ async function show() {
     tr.addEventListener('click', () => play(m.uci));
     body.append(tr);
   }
+  if (analysing) startAnalysis();
   const history = $('history');
   history.replaceChildren();
   game.moves.forEach((uci, i) => {
@@ -134,6 +137,63 @@ function onBoardMove(from, to) {
     play(candidates[0].uci);
   }
 }
+
+// Live analysis: the engine's lines as it finds them, scores from White's point of view.
+function scoreText(score, turn) {
+  const sign = turn === 'white' ? 1 : -1;
+  if (score.mate !== undefined) return `#${sign * score.mate}`;
+  const cp = (sign * score.cp) / 100;
+  return (cp > 0 ? '+' : '') + cp.toFixed(2);
+}
+
+function stopAnalysis() {
+  if (source) source.close();
+  source = null;
+}
+
+function startAnalysis() {
+  stopAnalysis();
+  const fen = current ? current.fen : game.fens[game.at];
+  const turn = current ? current.turn : 'white';
+  const url = `/api/analyse?fen=${encodeURIComponent(fen)}&variant=${$('variant').value}&seconds=600`;
+  const lines = $('analysis');
+  lines.replaceChildren();
+  $('engine-status').textContent = 'thinking…';
+  source = new EventSource(url);
+  source.addEventListener('info', (e) => {
+    const info = JSON.parse(e.data);
+    const li = document.createElement('li');
+    li.className = 'info';
+    li.textContent = `depth ${info.depth}  ${scoreText(info.score, turn)}  ${info.san}`;
+    lines.prepend(li);
+    while (lines.children.length > 12) lines.lastChild.remove();
+    $('engine-status').textContent = `depth ${info.depth}, ${info.nodes} nodes, ${info.nps} nodes/s`;
+  });
+  source.addEventListener('message', (e) => {
+    const li = document.createElement('li');
+    li.textContent = JSON.parse(e.data).text;
+    lines.prepend(li);
+  });
+  source.addEventListener('bestmove', () => {
+    $('engine-status').textContent += ' (done)';
+    stopAnalysis();
+  });
+  source.onerror = () => {
+    // The stream ended or the server refused it (too many analyses): do not reconnect.
+    if (source) $('engine-status').textContent += ' (stopped)';
+    stopAnalysis();
+  };
+}
+
+$('analyse').onclick = () => {
+  analysing = !analysing;
+  $('analyse').textContent = analysing ? 'stop' : 'analyse';
+  if (analysing) startAnalysis();
+  else {
+    stopAnalysis();
+    $('engine-status').textContent += ' (stopped)';
+  }
+};
 
 $('start').onclick = () => { game.at = 0; show(); };
 $('back').onclick = () => { if (game.at > 0) { game.at -= 1; show(); } };

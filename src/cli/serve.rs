@@ -10,6 +10,12 @@ pub struct ServeArgs {
     /// Address to listen on: the default serves this machine only.
     #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
+    /// Live analyses running at once at most (one more is refused with 503).
+    #[arg(long, default_value_t = 2)]
+    pub analyses: usize,
+    /// Hash table of each analysis, MiB.
+    #[arg(long, default_value_t = 64)]
+    pub hash: usize,
 }
 
 pub fn run(args: &ServeArgs) -> u8 {
@@ -18,7 +24,15 @@ pub fn run(args: &ServeArgs) -> u8 {
     } else {
         format!("{}:{}", args.bind, args.port)
     };
-    match crate::serve::run(&addr) {
+    if args.analyses == 0 || args.analyses > 64 {
+        eprintln!("error: --analyses must be between 1 and 64");
+        return EXIT_BAD_INPUT;
+    }
+    if args.hash == 0 || args.hash > 4096 {
+        eprintln!("error: --hash must be between 1 and 4096 MiB");
+        return EXIT_BAD_INPUT;
+    }
+    match crate::serve::run(&addr, args.analyses, args.hash) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");

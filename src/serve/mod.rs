@@ -9,14 +9,19 @@
 //! from, so the page and the engine never disagree. Requests are served one after another: a
 //! probe costs a book lookup a move and at most one history walk, well under a millisecond.
 //!
-//! Partial (issue 47): the page explores proved lines (board, verdicts beside every move, the
-//! proof's main line, back/forward, FEN, variant); live analysis, PGN import, play against the
-//! engine and the browser tests are not built yet.
+//! `GET /api/analyse` streams the engine's live analysis (`analysis`), each on a thread of its
+//! own, capped. Partial (issue 47): PGN import, the evaluation graph and play against the engine
+//! are not built yet.
 
+mod analysis;
 mod assets;
 mod probe;
 
-use std::io::Write;
+use std::{io::Write, sync::Arc};
+
+use shakmaty::Position;
+
+use analysis::{Analysis, AnalysisLimits};
 
 use tiny_http::{Header, Method, Request, Response, Server};
 
@@ -40,41 +45,65 @@ fn error(status: u16, message: &str) -> Response<std::io::Cursor<Vec<u8>>> {
     json(status, &serde_json::json!({ "error": message }))
 }
 
-/// Answers one request.
+/// A request's parameters: the position and rules, and the analysis's length and lines.
+struct Params {
+    fen: String,
+    rule: StalemateRule,
+    seconds: f64,
+    multipv: usize,
+}
+
+fn params(query: &str) -> Result<Params, Response<std::io::Cursor<Vec<u8>>>> {
+    if query.len() > MAX_QUERY {
+        return Err(error(414, "query too long"));
+    }
+    let mut fen = None;
+    let mut p = Params {
+        fen: String::new(),
+        rule: StalemateRule::default(),
+        seconds: 10.0,
+        multipv: 1,
+    };
+    for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+        match key.as_ref() {
+            "fen" => fen = Some(value.into_owned()),
+            "variant" => match value.parse::<crate::rules::Variant>() {
+                Ok(v) => p.rule = v.stalemate_rule(),
+                Err(e) => return Err(error(400, &e.to_string())),
+            },
+            "stalemate" => match value.parse::<StalemateRule>() {
+                Ok(r) => p.rule = r,
+                Err(e) => return Err(error(400, &e.to_string())),
+            },
+            "seconds" => match value.parse::<f64>() {
+                Ok(s) if s > 0.0 && s <= analysis::MAX_SECONDS => p.seconds = s,
+                _ => return Err(error(400, "seconds: a number above 0 and at most 600")),
+            },
+            "multipv" => match value.parse::<usize>() {
+                Ok(n) if (1..=5).contains(&n) => p.multipv = n,
+                _ => return Err(error(400, "multipv: 1 to 5")),
+            },
+            other => return Err(error(400, &format!("unknown parameter '{other}'"))),
+        }
+    }
+    p.fen = fen.ok_or_else(|| error(400, "missing parameter 'fen'"))?;
+    Ok(p)
+}
+
+/// Answers one request (all but analyses, which stream).
 pub fn respond(method: &Method, url: &str) -> Response<std::io::Cursor<Vec<u8>>> {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
     if *method != Method::Get && *method != Method::Head {
         return error(405, "only GET is served");
     }
     match path {
-        "/api/probe" => {
-            if query.len() > MAX_QUERY {
-                return error(414, "query too long");
-            }
-            let mut fen = None;
-            let mut rule = StalemateRule::default();
-            for (key, value) in form_urlencoded::parse(query.as_bytes()) {
-                match key.as_ref() {
-                    "fen" => fen = Some(value.into_owned()),
-                    "variant" => match value.parse::<crate::rules::Variant>() {
-                        Ok(v) => rule = v.stalemate_rule(),
-                        Err(e) => return error(400, &e.to_string()),
-                    },
-                    "stalemate" => match value.parse::<StalemateRule>() {
-                        Ok(r) => rule = r,
-                        Err(e) => return error(400, &e.to_string()),
-                    },
-                    other => return error(400, &format!("unknown parameter '{other}'")),
-                }
-            }
-            let Some(fen) = fen else {
-                return error(400, "missing parameter 'fen'");
-            };
-            match probe(&fen, rule) {
+        "/api/probe" => match params(query) {
+            Ok(p) => match probe(&p.fen, p.rule) {
                 Ok(answer) => json(200, &answer),
                 Err(e) => error(400, &e.to_string()),
-            }
-        }
+            },
+            Err(response) => response,
+        },
         _ => match assets::asset(path) {
             Some((kind, body)) => {
                 let mut response = Response::from_data(body.as_bytes().to_vec());
@@ -95,8 +124,53 @@ fn serve_one(request: Request) {
     }
 }
 
-/// Serves on `addr` until the process ends. The first line on stdout says where.
-pub fn run(addr: &str) -> Result<(), String> {
+/// An analysis: checked, then streamed on a thread of its own (or refused at the cap).
+fn serve_analysis(request: Request, limits: &Arc<AnalysisLimits>) {
+    let query = request.url().split_once('?').map_or("", |(_, q)| q);
+    let checked = params(query).and_then(|p| {
+        let position = crate::rules::notation::parse_fen(&p.fen)
+            .map_err(|e| error(400, &format!("bad FEN: {e}")))?;
+        if position.legal_moves().is_empty() {
+            return Err(error(400, "the game is over: nothing to analyse"));
+        }
+        Ok(Analysis {
+            position,
+            rule: p.rule,
+            seconds: p.seconds,
+            multipv: p.multipv,
+        })
+    });
+    let analysis = match checked {
+        Ok(a) => a,
+        Err(response) => {
+            let _ = request.respond(response);
+            return;
+        }
+    };
+    let Some(slot) = limits.claim() else {
+        let _ = request.respond(error(503, "too many analyses at once: try again later"));
+        return;
+    };
+    let hash_mb = limits.hash_mb;
+    let spawned = std::thread::Builder::new()
+        .name("analysis".into())
+        .spawn(move || {
+            let _slot = slot;
+            let mut out = request.into_writer();
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nConnection: close\r\n\r\n";
+            if out.write_all(head.as_bytes()).and_then(|()| out.flush()).is_ok() {
+                analysis::stream(&analysis, hash_mb, &mut out);
+            }
+        });
+    if let Err(e) = spawned {
+        log::warn!("cannot start an analysis thread: {e}");
+    }
+}
+
+/// Serves on `addr` until the process ends, at most `max_analyses` analyses at once, each with
+/// a hash table of `hash_mb` MiB. The first line on stdout says where.
+pub fn run(addr: &str, max_analyses: usize, hash_mb: usize) -> Result<(), String> {
+    let limits = Arc::new(AnalysisLimits::new(max_analyses, hash_mb));
     let server = Server::http(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?;
     let local = server
         .server_addr()
@@ -105,7 +179,11 @@ pub fn run(addr: &str) -> Result<(), String> {
     println!("listening on http://{local}/");
     let _ = std::io::stdout().flush();
     for request in server.incoming_requests() {
-        serve_one(request);
+        if request.url().starts_with("/api/analyse") && *request.method() == Method::Get {
+            serve_analysis(request, &limits);
+        } else {
+            serve_one(request);
+        }
     }
     Ok(())
 }

@@ -4,9 +4,10 @@
 //! `text/event-stream`: an `info` event (JSON) for every line the search reports, as it reports
 //! it, then a `bestmove` event, then the end. The search is the engine's own (`engine::Engine`,
 //! book, proof scan and network included), with its own hash table. Closing the stream (the
-//! page's stop button, a closed tab) stops the search at its next line: the write fails and the
-//! engine is dropped, which stops and joins it. The server runs at most `max` analyses at once;
-//! one more gets 503.
+//! page's stop button, a closed tab) stops the search within a second (a comment line goes out
+//! every second between events): the write fails and the engine is stopped and joined. The
+//! connection stays open after the last event until the client closes it. The server runs at
+//! most `max` analyses at once; one more gets 503.
 
 use std::{
     io::Write,
@@ -168,7 +169,14 @@ pub fn stream(analysis: &Analysis, hash_mb: usize, out: &mut dyn Write) {
     };
     let (done, _finished) = unbounded();
     engine.start(request, reporter, done);
-    for event in received.iter() {
+    // A comment line every second between events: a client that went away is noticed within a
+    // second even while a deep iteration reports nothing.
+    loop {
+        let event = match received.recv_timeout(Duration::from_secs(1)) {
+            Ok(event) => event,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => ":\n\n".to_string(),
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
+        };
         if out
             .write_all(event.as_bytes())
             .and_then(|()| out.flush())

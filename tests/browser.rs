@@ -11,6 +11,8 @@ use std::{
 
 use serde_json::{json, Value};
 
+mod common;
+
 struct Process(Child);
 
 impl Drop for Process {
@@ -168,22 +170,8 @@ impl Drop for Browser {
 }
 
 fn serve() -> (Process, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-        .args(["serve", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the binary runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("a first line");
-    let url = line
-        .trim()
-        .strip_prefix("listening on ")
-        .expect("the address")
-        .to_string();
-    (Process(child), url)
+    let (child, addr) = common::serve(&[]);
+    (Process(child), format!("http://{addr}/"))
 }
 
 // Ignored for now (run it with `cargo test --release --test browser -- --ignored`): about one run

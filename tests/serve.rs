@@ -1,9 +1,11 @@
 //! `syotti serve`: the JSON API over a real socket.
 
+mod common;
+
 use std::{
     io::{BufRead, BufReader, Read, Write},
     net::TcpStream,
-    process::{Child, Command, Stdio},
+    process::{Child, Command},
 };
 
 struct Server {
@@ -23,23 +25,7 @@ fn start() -> Server {
 }
 
 fn start_with(extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
-        .args(["serve", "--port", "0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the binary runs");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().expect("stdout"))
-        .read_line(&mut line)
-        .expect("a first line");
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .and_then(|rest| rest.strip_suffix('/'))
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .to_string();
+    let (child, addr) = common::serve(extra);
     Server { child, addr }
 }
 

@@ -164,17 +164,21 @@ pub fn run(args: &ProveArgs) -> u8 {
             Err(code) => return code,
         }
     };
-    let known = if args.no_book {
-        None
-    } else {
-        KnownWins::embedded()
+    // The book's knowledge (a walk of a few seconds, once) only where it is used: a resume and
+    // a run, not a status or a snapshot.
+    let known = || {
+        if args.no_book {
+            None
+        } else {
+            KnownWins::embedded()
+        }
     };
     if let Some(path) = &args.resume_from {
         if let Err(code) = super::snapshot::resume(
             &mut store,
             path,
             wanted.as_ref(),
-            known.as_deref(),
+            known().as_deref(),
             tables.as_ref(),
         ) {
             return code;
@@ -259,7 +263,7 @@ pub fn run(args: &ProveArgs) -> u8 {
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
     let run = std::thread::scope(|scope| {
-        let book = known.clone();
+        let book = known();
         let (problem, config, tables, stop_ref, finished_ref, table_ref) =
             (&problem, &config, tables.as_ref(), &stop, &finished, &table);
         let workers = scope.spawn(move || {

@@ -477,17 +477,26 @@ impl ProofBook {
             path: "the root".to_string(),
             reason: e.to_string(),
         })?;
-        let tree = ProofTree {
+        Ok(self.proof_tree(&pos, root.winner, tables)?.to_text())
+    }
+
+    /// The proof tree of `pos` for `winner`, rebuilt from the book and the rules (`tree_below`).
+    pub fn proof_tree(
+        &self,
+        pos: &Antichess,
+        winner: Color,
+        tables: Option<&Tablebases>,
+    ) -> Result<ProofTree, BookError> {
+        Ok(ProofTree {
             rule: self.rule,
-            winner: root.winner,
+            winner,
             entries: self
-                .tree_below(&pos, root.winner, tables)?
+                .tree_below(pos, winner, tables)?
                 .into_iter()
                 .map(|(_, id, moves)| (id, moves))
                 .collect(),
-            root: pos,
-        };
-        Ok(tree.to_text())
+            root: pos.clone(),
+        })
     }
 
     /// The proof tree below `pos` as the book and the rules give it, for `winner`: each

@@ -172,3 +172,26 @@ impl Drop for Engine {
         let _ = self.child.wait();
     }
 }
+
+/// `syotti serve --port 0` with `extra` arguments: the process, and the address it listens on
+/// (`host:port`) from its first line.
+pub fn serve(extra: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_syotti"))
+        .args(["serve", "--port", "0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the binary runs");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a first line");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .to_string();
+    (child, addr)
+}

@@ -335,13 +335,7 @@ pub fn import(
                 NodeState::Proved => {
                     let proof = known.and_then(|k| {
                         let pos = notation::parse_fen(&n.fen).ok()?;
-                        let entries = k.book().tree_below(&pos, attacker, tables).ok()?;
-                        let tree = ProofTree {
-                            rule: problem.rule,
-                            winner: attacker,
-                            entries: entries.into_iter().map(|(_, id, m)| (id, m)).collect(),
-                            root: pos,
-                        };
+                        let tree = k.book().proof_tree(&pos, attacker, tables).ok()?;
                         Some(tree.to_text())
                     });
                     match proof {

@@ -174,13 +174,7 @@ fn serve() -> (Process, String) {
     (Process(child), format!("http://{addr}/"))
 }
 
-// Ignored for now (run it with `cargo test --release --test browser -- --ignored`): about one run
-// in two the browser's first page load from a fresh server never completes (the 60 s page-load
-// timeout ends it): Chromium's idle preconnected sockets take tiny_http's pool of four connection
-// threads and a real request waits unread. The server needs a thread per connection. When the
-// page loads, every step below passes.
 #[test]
-#[ignore = "tiny_http's connection pool starves on Chromium's idle preconnects"]
 fn the_explorer_shows_proofs_on_a_board_steps_the_main_line_and_survives_bad_input() {
     let (_server, url) = serve();
     let browser = Browser::start();
@@ -246,4 +240,67 @@ fn the_explorer_shows_proofs_on_a_board_steps_the_main_line_and_survives_bad_inp
         "return document.getElementById('error').hidden && document.querySelectorAll('#moves tr').length === 20;",
         "the start position again",
     );
+    // A PGN with an illegal move (captures are compulsory: 2.Qh5 where Bxb5 must be played):
+    // the error names the move, the page keeps its game.
+    browser.run(
+        "document.getElementById('pgn').value = '[Variant \"Antichess\"]\\n\\n1. e3 b5 2. Qh5 *'; document.getElementById('pgn-load').click();",
+    );
+    let error = browser.wait_for(
+        "const e = document.getElementById('error'); return !e.hidden && e.textContent.includes('PGN') && e.textContent;",
+        "the PGN's error",
+    );
+    assert!(
+        error.as_str().is_some_and(|e| e.contains("move 2. Qh5")),
+        "{error}"
+    );
+    assert_eq!(
+        browser.run("return document.querySelectorAll('#moves tr').length;"),
+        json!(20)
+    );
+    // A good one: its moves in the game list, the board at its end, and its evaluation graph.
+    browser.run(
+        "document.getElementById('pgn').value = '1. e3 b5 2. Bxb5 c6 *'; document.getElementById('pgn-load').click();",
+    );
+    let moves = browser.wait_for(
+        "const l = [...document.querySelectorAll('#history li')].map(x => x.textContent); return l.length === 4 && l.join(' ');",
+        "the imported game",
+    );
+    assert_eq!(moves, "e3 b5 Bxb5 c6");
+    browser.run("document.getElementById('graph-run').click();");
+    browser.wait_for(
+        "return document.getElementById('graph-status').textContent === '5 positions evaluated';",
+        "the evaluation graph",
+    );
+    let points = browser.run(
+        "return document.querySelector('#graph polyline').getAttribute('points').split(' ').length;",
+    );
+    assert_eq!(points, json!(5));
+    // Three moves against the engine at its lowest level, from the start, played on the board.
+    browser.run("document.getElementById('start').click();");
+    browser.wait_for(
+        "return document.querySelectorAll('#moves tr').length === 20 && document.getElementById('history').children.length === 4;",
+        "the start of the imported game",
+    );
+    browser.run(
+        "document.getElementById('level').value = '0'; document.getElementById('play-side').value = 'white'; document.getElementById('play-start').click();",
+    );
+    for played in 1..=3 {
+        browser.wait_for(
+            "return document.getElementById('play-status').textContent.startsWith('your move');",
+            "the player's turn",
+        );
+        let uci = browser.run("return document.querySelector('#moves tr').dataset.uci;");
+        let uci = uci.as_str().expect("a legal move").to_string();
+        browser.click_square(&uci[0..2]);
+        browser.click_square(&uci[2..4]);
+        browser.wait_for(
+            &format!(
+                "return document.getElementById('history').children.length === {} && document.getElementById('play-status').textContent.startsWith('your move');",
+                2 * played
+            ),
+            "the engine's answer",
+        );
+    }
+    let status = browser.run("return document.getElementById('play-status').textContent;");
+    assert_eq!(status, "your move (engine level 0)");
 }

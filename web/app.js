@@ -5,8 +5,13 @@ import { Chessground } from '/vendor/chessground.min.js';
 const START = 'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1';
 const $ = (id) => document.getElementById(id);
 
-// The game on the board: FENs from the start, the moves between them, and where we stand.
-const game = { fens: [START], moves: [], at: 0 };
+// The game on the board: FENs from the start, the moves between them (UCI and SAN), and where
+// we stand.
+const game = { fens: [START], moves: [], sans: [], at: 0 };
+let playing = null; // a game against the engine: { side, level }
+let thinking = 0; // the engine's move being asked for (a counter, to drop stale answers)
+let graph = []; // the evaluation graph's points, by ply
+let graphSource = null;
 let current = null; // the probe of the position on the board
 let request = 0;
 let analysing = false; // the user wants live analysis
@@ -103,23 +108,34 @@ async function show() {
   history.replaceChildren();
   game.moves.forEach((uci, i) => {
     const li = document.createElement('li');
-    li.textContent = uci;
+    li.textContent = game.sans[i] || uci;
     if (i === game.at - 1) li.className = 'current';
     li.addEventListener('click', () => { game.at = i + 1; show(); });
     history.append(li);
   });
+  drawGraph();
+  if (playing) engineTurn(p);
   return true;
 }
 
 function play(uci) {
   const m = current && current.moves.find((x) => x.uci === uci);
   if (!m) return;
+  if (game.at < game.moves.length) clearGraph(); // a new line: the old graph is not its own
   game.fens.length = game.at + 1;
   game.moves.length = game.at;
+  game.sans.length = game.at;
   game.fens.push(m.fen_after);
   game.moves.push(uci);
+  game.sans.push(m.san);
   game.at += 1;
   show();
+}
+
+// The game so far as query parameters: its start and the moves to the position on the board.
+function gameQuery() {
+  const moves = game.moves.slice(0, game.at).join(' ');
+  return `fen=${encodeURIComponent(game.fens[0])}&moves=${encodeURIComponent(moves)}&variant=${$('variant').value}`;
 }
 
 function onBoardMove(from, to) {
@@ -153,9 +169,8 @@ function stopAnalysis() {
 
 function startAnalysis() {
   stopAnalysis();
-  const fen = current ? current.fen : game.fens[game.at];
   const turn = current ? current.turn : 'white';
-  const url = `/api/analyse?fen=${encodeURIComponent(fen)}&variant=${$('variant').value}&seconds=600`;
+  const url = `/api/analyse?${gameQuery()}&seconds=600`;
   const lines = $('analysis');
   lines.replaceChildren();
   $('engine-status').textContent = 'thinking…';
@@ -195,6 +210,145 @@ $('analyse').onclick = () => {
   }
 };
 
+// Play against the engine: it answers whenever the side to move is not the player's.
+async function engineTurn(p) {
+  const over = p.moves.length === 0 || (p.result && p.result.source === 'rules');
+  if (over) {
+    $('play-status').textContent = `game over: ${verdictText(p.result, null)}`;
+    return;
+  }
+  if (p.turn === playing.side) {
+    $('play-status').textContent = `your move (engine level ${playing.level})`;
+    return;
+  }
+  const mine = ++thinking;
+  $('play-status').textContent = 'the engine is thinking…';
+  try {
+    const response = await fetch(`/api/play?${gameQuery()}&level=${playing.level}&seconds=1`);
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    if (mine !== thinking || !playing || !current || current.fen !== p.fen) return;
+    play(body.uci);
+  } catch (e) {
+    showError(`the engine could not move: ${e.message}`);
+  }
+}
+
+function stopPlaying() {
+  playing = null;
+  thinking += 1;
+  $('play-start').hidden = false;
+  $('play-stop').hidden = true;
+  $('play-status').textContent = '';
+}
+
+$('play-start').onclick = () => {
+  playing = { side: $('play-side').value, level: Number($('level').value) };
+  $('play-start').hidden = true;
+  $('play-stop').hidden = false;
+  board.set({ orientation: playing.side });
+  show();
+};
+$('play-stop').onclick = stopPlaying;
+
+async function loadLevels() {
+  const select = $('level');
+  let levels = [];
+  try {
+    levels = await (await fetch('/api/levels')).json();
+  } catch (e) {
+    levels = [];
+  }
+  for (const l of levels) {
+    const option = document.createElement('option');
+    option.value = l.level;
+    option.textContent = l.elo ? `level ${l.level} (about ${l.elo} Elo)` : `level ${l.level} (full strength)`;
+    select.append(option);
+  }
+  select.value = '0';
+}
+
+// A game from a PGN: checked by the server, then stepped through on the board.
+$('pgn-load').onclick = async () => {
+  try {
+    const response = await fetch('/api/pgn', { method: 'POST', body: $('pgn').value });
+    const body = await response.json();
+    if (!response.ok) throw new Error(body.error || `HTTP ${response.status}`);
+    stopPlaying();
+    clearGraph();
+    $('variant').value = body.variant;
+    game.fens = [body.fen, ...body.moves.map((m) => m.fen_after)];
+    game.moves = body.moves.map((m) => m.uci);
+    game.sans = body.moves.map((m) => m.san);
+    game.at = game.moves.length;
+    $('graph-run').disabled = false;
+    show();
+  } catch (e) {
+    showError(`cannot import that PGN: ${e.message}`);
+  }
+};
+
+// The evaluation graph: a short search of every position of the game, White's view.
+function clearGraph() {
+  if (graphSource) graphSource.close();
+  graphSource = null;
+  graph = [];
+  $('graph').hidden = true;
+  $('graph-status').textContent = '';
+}
+
+function graphValue(point) {
+  if (point.result) return point.result === 'white' ? 1000 : point.result === 'black' ? -1000 : 0;
+  if (point.score.mate !== undefined) return point.score.mate > 0 ? 1000 : -1000;
+  return Math.max(-1000, Math.min(1000, point.score.cp));
+}
+
+function drawGraph() {
+  const svg = $('graph');
+  if (graph.length === 0) return;
+  svg.hidden = false;
+  const plies = Math.max(game.moves.length, 1);
+  const x = (ply) => (ply / plies) * 600;
+  const y = (v) => 80 - (v / 1000) * 76;
+  const points = graph
+    .map((p, ply) => (p ? `${x(ply).toFixed(1)},${y(graphValue(p)).toFixed(1)}` : null))
+    .filter((p) => p);
+  svg.innerHTML = `<line class="axis" x1="0" y1="80" x2="600" y2="80"/>`
+    + `<polyline class="line" points="${points.join(' ')}"/>`
+    + `<line class="now" x1="${x(game.at)}" y1="0" x2="${x(game.at)}" y2="160"/>`;
+}
+
+$('graph').onclick = (e) => {
+  const r = $('graph').getBoundingClientRect();
+  const ply = Math.round(((e.clientX - r.left) / r.width) * game.moves.length);
+  game.at = Math.max(0, Math.min(game.moves.length, ply));
+  show();
+};
+
+$('graph-run').onclick = () => {
+  clearGraph();
+  const moves = game.moves.join(' ');
+  const url = `/api/graph?fen=${encodeURIComponent(game.fens[0])}&moves=${encodeURIComponent(moves)}&variant=${$('variant').value}&seconds=0.2`;
+  $('graph-status').textContent = 'evaluating…';
+  graphSource = new EventSource(url);
+  graphSource.addEventListener('ply', (e) => {
+    const point = JSON.parse(e.data);
+    graph[point.ply] = point;
+    $('graph-status').textContent = `evaluating… ${point.ply}/${game.moves.length}`;
+    drawGraph();
+  });
+  graphSource.addEventListener('done', () => {
+    $('graph-status').textContent = `${graph.length} positions evaluated`;
+    graphSource.close();
+    graphSource = null;
+  });
+  graphSource.onerror = () => {
+    if (graphSource) $('graph-status').textContent += ' (stopped)';
+    if (graphSource) graphSource.close();
+    graphSource = null;
+  };
+};
+
 $('start').onclick = () => { game.at = 0; show(); };
 $('back').onclick = () => { if (game.at > 0) { game.at -= 1; show(); } };
 $('forward').onclick = () => { if (game.at < game.moves.length) { game.at += 1; show(); } };
@@ -210,8 +364,11 @@ $('fen-form').onsubmit = async (e) => {
   const fen = $('fen').value.trim();
   try {
     const p = await probe(fen);
+    stopPlaying();
+    clearGraph();
     game.fens = [p.fen];
     game.moves = [];
+    game.sans = [];
     game.at = 0;
     show();
   } catch (err) {
@@ -219,4 +376,5 @@ $('fen-form').onsubmit = async (e) => {
   }
 };
 
+loadLevels();
 show();

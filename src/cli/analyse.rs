@@ -8,22 +8,19 @@
 use std::{
     io::{IsTerminal, Read, Write},
     path::PathBuf,
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::Duration,
 };
 
-use shakmaty::{Color, Move};
+use shakmaty::Color;
 
 use super::{create_output, json_string, prove::open_tables, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
-    engine::{proven::ProvenPositions, run_search, SearchRequest},
+    engine::{self, analyser::Analysis, SearchRequest},
     pgn::{self, AnnotatedMove},
     proof::book::ProofBook,
     rules::{notation, Antichess, Game, Position, StalemateRule, Variant},
-    search::{
-        mate_moves, tt::TranspositionTable, Heuristics, Reporter, SearchControl, SearchInfo,
-        SearchLimits, MATE_BOUND, MAX_PLY, TB_WIN,
-    },
+    search::{mate_moves, SearchControl, SearchLimits, MATE_BOUND, MAX_PLY, TB_WIN},
     tablebase::Tablebases,
 };
 
@@ -75,48 +72,10 @@ pub struct AnalyseArgs {
     pub no_book: bool,
 }
 
-/// What one search found.
-struct Analysis {
-    best: Option<Move>,
-    /// Side to move's view.
-    score: i32,
-    lines: Vec<SearchInfo>,
-    depth: u32,
-    nodes: u64,
-    time: Duration,
-    proved: bool,
-}
-
-#[derive(Default)]
-struct Collect {
-    infos: Mutex<Vec<SearchInfo>>,
-    proved: Mutex<bool>,
-}
-
-impl Reporter for Collect {
-    fn info(&self, info: &SearchInfo) {
-        if let Ok(mut infos) = self.infos.lock() {
-            infos.push(info.clone());
-        }
-    }
-    fn current_move(&self, _: u32, _: Move, _: usize) {}
-    fn message(&self, text: &str) {
-        if text.contains("forced win") || text.contains("proven win") {
-            if let Ok(mut proved) = self.proved.lock() {
-                *proved = true;
-            }
-        }
-    }
-    fn best_move(&self, _: Option<Move>, _: Option<Move>) {}
-}
-
 struct Analyser<'a> {
     args: &'a AnalyseArgs,
-    tt: TranspositionTable,
-    /// Positions proved so far, answered from memory when met again.
-    proven: Mutex<ProvenPositions>,
-    /// The move-ordering statistics, passed from one search of the game to the next.
-    heuristics: Mutex<Heuristics>,
+    /// The searches, one after another, sharing their table, proofs and statistics.
+    engine: engine::analyser::Analyser,
     tables: Option<Arc<Tablebases>>,
     failed: bool,
     done: usize,
@@ -181,59 +140,25 @@ impl Analyser<'_> {
 
     fn search(&mut self, game: &Game) -> Analysis {
         let request = SearchRequest {
-            position: game.position().clone(),
-            history: game.keys().to_vec(),
-            rule: game.rule(),
-            limits: self.limits(),
             multipv: usize::from(self.args.multipv),
             threads: usize::from(self.args.threads),
-            move_overhead: Duration::ZERO,
             prove: !self.args.no_proof,
-            proof_memory_mb: 64,
             tablebases: self.tables.clone(),
             probe_limit: 7,
-            rule50: true,
-            contempt: 0,
             books: if self.args.no_book {
                 Vec::new()
             } else {
                 ProofBook::embedded().into_iter().collect()
             },
-            network: crate::search::nnue::embedded(),
+            ..SearchRequest::analysis(game, self.limits())
         };
-        let collect = Collect::default();
-        let control = SearchControl::default();
-        let result = run_search(
-            &request,
-            &self.tt,
-            &self.proven,
-            &self.heuristics,
-            &control,
-            &collect,
-        );
-        let infos = collect.infos.into_inner().unwrap_or_default();
-        let last_depth = infos.last().map_or(0, |i| i.depth);
-        let mut lines: Vec<SearchInfo> = infos
-            .iter()
-            .filter(|i| i.depth == last_depth)
-            .cloned()
-            .collect();
-        lines.sort_by_key(|i| i.multipv);
-        lines.dedup_by_key(|i| i.multipv);
+        let a = self.engine.search(&request, &SearchControl::default());
         self.done += 1;
         if self.progress {
             eprint!("\ranalysing {}/{}", self.done, self.total.max(self.done));
             let _ = std::io::stderr().flush();
         }
-        Analysis {
-            best: result.best,
-            score: result.score,
-            depth: result.depth,
-            nodes: result.nodes,
-            time: lines.first().map_or(Duration::ZERO, |i| i.time),
-            lines,
-            proved: collect.proved.into_inner().unwrap_or(false),
-        }
+        a
     }
 
     fn report_error(&mut self, text: &str) {
@@ -550,8 +475,8 @@ pub fn run(args: &AnalyseArgs) -> u8 {
         Ok(t) => t.map(Arc::new),
         Err(code) => return code,
     };
-    let tt = match TranspositionTable::try_new(args.hash as usize, 0) {
-        Ok(tt) => tt,
+    let engine = match engine::analyser::Analyser::new(args.hash as usize) {
+        Ok(engine) => engine,
         Err(e) => {
             eprintln!(
                 "error: cannot allocate {} MiB for the hash table (--hash): {}",
@@ -562,9 +487,7 @@ pub fn run(args: &AnalyseArgs) -> u8 {
     };
     let mut analyser = Analyser {
         args,
-        tt,
-        proven: Mutex::default(),
-        heuristics: Mutex::default(),
+        engine,
         tables,
         failed: false,
         done: 0,

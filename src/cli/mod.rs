@@ -105,9 +105,10 @@ pub enum Command {
         after_help = "Example:\n  syotti openings --count 300 --exclude ../shared/openings/dev.epd --seed 2026 --out openings/untuned.epd"
     )]
     Openings(openings::OpeningsArgs),
-    /// Serve the proofs over HTTP as JSON (`GET /api/probe?fen=FEN`); the board page is to come.
+    /// Serve the explorer: a board page with the proofs, live analysis, PGN import, an evaluation
+    /// graph and play at a chosen level, and its JSON API (`GET /api/probe?fen=FEN`, ...).
     #[command(
-        after_help = "Example:\n  syotti serve --port 8080\n  curl 'http://127.0.0.1:8080/api/probe?fen=rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR%20b%20-%20-%200%201'"
+        after_help = "Example:\n  syotti serve --port 8080 --open\n  curl 'http://127.0.0.1:8080/api/probe?fen=rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR%20b%20-%20-%200%201'"
     )]
     Serve(serve::ServeArgs),
 }

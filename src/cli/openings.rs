@@ -6,7 +6,7 @@
 //! fields of an EPD position: placement, side to move, castling, en passant). The output is EPD,
 //! one position a line, in the order found; the same arguments give the same file.
 
-use std::{collections::HashSet, io::Write, path::PathBuf, sync::Mutex, time::Duration};
+use std::{collections::HashSet, io::Write, path::PathBuf, sync::Mutex};
 
 use super::{create_output, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
@@ -115,24 +115,16 @@ pub fn run(args: &OpeningsArgs) -> u8 {
         }
         tt.clear();
         let request = SearchRequest {
-            position: game.position().clone(),
             history: vec![hash::key(game.position())],
-            rule,
-            limits: SearchLimits {
-                nodes: Some(args.nodes),
-                ..SearchLimits::default()
-            },
-            multipv: 1,
-            threads: 1,
-            move_overhead: Duration::ZERO,
-            prove: true,
-            proof_memory_mb: 64,
-            tablebases: None,
-            probe_limit: 0,
-            rule50: true,
-            contempt: 0,
             books: books.clone(),
             network: network.clone(),
+            ..SearchRequest::analysis(
+                &game,
+                SearchLimits {
+                    nodes: Some(args.nodes),
+                    ..SearchLimits::default()
+                },
+            )
         };
         let result = run_search(
             &request,

@@ -16,6 +16,9 @@ pub struct ServeArgs {
     /// Hash table of each analysis, MiB.
     #[arg(long, default_value_t = 64)]
     pub hash: usize,
+    /// Open the page in the desktop's browser once the server listens.
+    #[arg(long)]
+    pub open: bool,
 }
 
 pub fn run(args: &ServeArgs) -> u8 {
@@ -32,7 +35,7 @@ pub fn run(args: &ServeArgs) -> u8 {
         eprintln!("error: --hash must be between 1 and 4096 MiB");
         return EXIT_BAD_INPUT;
     }
-    match crate::serve::run(&addr, args.analyses, args.hash) {
+    match crate::serve::run(&addr, args.analyses, args.hash, args.open) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");

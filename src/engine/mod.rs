@@ -11,7 +11,7 @@
 //! once with its mate score (a table win's score where the proof ends in table leaves). A game
 //! already over by the rules gets no proven answer, and neither does a position whose proof the
 //! game's history could spoil (`proof::history`). Unless turned off, a root proof scan
-//! (`proof_scan`) then gets a third of the time: a proven win is played at once, proven-losing root moves are not searched, and
+//! (`proof_scan`) then gets a third of the time (at most two seconds without a game clock): a proven win is played at once, proven-losing root moves are not searched, and
 //! every verified proof it finds is remembered. Under a game clock the scan runs only where the
 //! game's previous search did not find the root near even (`worth_scanning`). A forced move gets
 //! a short search (a tenth of the time) so that its score is worth showing.
@@ -25,9 +25,11 @@
 //! table; the main thread alone reports and decides. Only a single-threaded search is
 //! deterministic.
 
+pub mod analyser;
 pub mod proof_scan;
 pub mod proven;
 pub mod settings;
+pub mod skill;
 
 use std::{
     sync::{Arc, Mutex},
@@ -38,11 +40,12 @@ use std::{
 use crossbeam_channel::Sender;
 use proven::{ProvenNode, ProvenPositions};
 use shakmaty::{variant::Antichess, Move, Position};
+use skill::Skill;
 
 use crate::{
     memory::AllocError,
     proof::{book::ProofBook, history, Distance, ProofLimits},
-    rules::{game, hash, StalemateRule},
+    rules::{game, hash, Game, StalemateRule},
     search::{
         self,
         nnue::Networks,
@@ -78,6 +81,34 @@ pub struct SearchRequest {
     pub books: Vec<Arc<ProofBook>>,
     /// The evaluation network (`None`: the linear evaluation).
     pub network: Option<Networks>,
+    /// Play below full strength (`skill`); `None`: full strength.
+    pub skill: Option<Skill>,
+}
+
+impl SearchRequest {
+    /// An analysis of `game`'s position within `limits`, as the engine's faces other than the
+    /// game protocols ask for it: one line, one thread, proof scan and embedded book and network
+    /// on, no tables, the objective score of a draw (no contempt), full strength.
+    pub fn analysis(game: &Game, limits: SearchLimits) -> SearchRequest {
+        SearchRequest {
+            position: game.position().clone(),
+            history: game.keys().to_vec(),
+            rule: game.rule(),
+            limits,
+            multipv: 1,
+            threads: 1,
+            move_overhead: Duration::ZERO,
+            prove: true,
+            proof_memory_mb: 64,
+            tablebases: None,
+            probe_limit: 0,
+            rule50: true,
+            contempt: 0,
+            books: ProofBook::embedded().into_iter().collect(),
+            network: search::nnue::embedded(),
+            skill: None,
+        }
+    }
 }
 
 struct Running {
@@ -215,7 +246,8 @@ const PROOF_NODES_FOR_DEPTH: u64 = 100_000;
 /// The proof scan's table is at most this many MiB, whatever `Hash` is: a scan gets a share of
 /// one move's time and fills a small part of even this much.
 const PROOF_SCAN_MEMORY_MAX_MB: usize = 1024;
-/// Time for the proof scan of an infinite or ponder search.
+/// Time for the proof scan of an infinite or ponder search, and at most that of a search
+/// with a fixed move time.
 const PROOF_TIME_UNBOUNDED: Duration = Duration::from_secs(2);
 
 /// The proof scan's share of the limits: a third of the time or nodes.
@@ -232,7 +264,15 @@ fn proof_limits(request: &SearchRequest) -> ProofLimits {
         } else {
             b
         };
-        (None, Some(b.soft / 3))
+        // Without a clock (a fixed move time: analysis, the web page) the scan gets no more
+        // than an infinite search's, so that lines start to stream within seconds.
+        let share = b.soft / 3;
+        let share = if limits.clock.is_none() {
+            share.min(PROOF_TIME_UNBOUNDED)
+        } else {
+            share
+        };
+        (None, Some(share))
     } else {
         (Some(PROOF_NODES_FOR_DEPTH), None)
     };
@@ -444,6 +484,9 @@ pub fn run_search(
     if over {
         return run_alpha_beta(request, &request.limits, tt, heuristics, control, reporter);
     }
+    if let Some(skill) = request.skill {
+        return run_limited(skill, request, tt, heuristics, control, reporter);
+    }
     if let Some(result) = from_books(request, started, tt, reporter) {
         return result;
     }
@@ -550,6 +593,83 @@ pub fn run_search(
     result
 }
 
+/// Keeps the lines of the search's last complete iteration (one a root move) and passes
+/// everything on.
+struct LineCollector<'a> {
+    inner: &'a dyn Reporter,
+    lines: Mutex<(u32, Vec<SearchInfo>)>,
+}
+
+impl Reporter for LineCollector<'_> {
+    fn info(&self, info: &SearchInfo) {
+        if let Ok(mut kept) = self.lines.lock() {
+            if info.bound == Bound::Exact && !info.pv.is_empty() {
+                let (depth, lines) = &mut *kept;
+                if info.depth != *depth {
+                    *depth = info.depth;
+                    lines.clear();
+                }
+                lines.retain(|l| l.multipv != info.multipv);
+                lines.push(info.clone());
+            }
+        }
+        self.inner.info(info);
+    }
+    fn current_move(&self, depth: u32, m: Move, number: usize) {
+        self.inner.current_move(depth, m, number);
+    }
+    fn message(&self, text: &str) {
+        self.inner.message(text);
+    }
+    fn best_move(&self, best: Option<Move>, ponder: Option<Move>) {
+        self.inner.best_move(best, ponder);
+    }
+}
+
+/// A search below full strength (`skill`): capped in depth and nodes, several lines at once, no
+/// book and no proof scan, then a move picked among the lines with the level's noise.
+fn run_limited(
+    skill: Skill,
+    request: &SearchRequest,
+    tt: &TranspositionTable,
+    heuristics: &Mutex<Heuristics>,
+    control: &SearchControl,
+    reporter: &dyn Reporter,
+) -> SearchResult {
+    let mut limits = request.limits.clone();
+    limits.depth = Some(limits.depth.map_or(skill.depth(), |d| d.min(skill.depth())));
+    limits.nodes = Some(limits.nodes.map_or(skill.nodes(), |n| n.min(skill.nodes())));
+    let legal = request.position.legal_moves();
+    let limited = SearchRequest {
+        multipv: request.multipv.max(skill.lines()).min(legal.len().max(1)),
+        threads: 1,
+        ..request.clone()
+    };
+    let collector = LineCollector {
+        inner: reporter,
+        lines: Mutex::new((0, Vec::new())),
+    };
+    let mut result = run_alpha_beta(&limited, &limits, tt, heuristics, control, &collector);
+    let lines = collector
+        .lines
+        .into_inner()
+        .map(|(_, lines)| lines)
+        .unwrap_or_default();
+    let mut rng = fastrand::Rng::new();
+    if let Some(pick) = skill.pick(&lines, &mut rng) {
+        if result.best != Some(pick) {
+            result.best = Some(pick);
+            result.ponder = None;
+            if let Some(line) = lines.iter().find(|l| l.pv.first() == Some(&pick)) {
+                result.score = line.score;
+                result.pv = line.pv.clone();
+                result.ponder = line.pv.get(1).copied();
+            }
+        }
+    }
+    result
+}
+
 /// The alpha-beta search, with Lazy SMP helpers when more than one thread is asked for.
 fn run_alpha_beta(
     request: &SearchRequest,
@@ -637,6 +757,7 @@ mod tests {
             contempt: 0,
             books: Vec::new(),
             network: None,
+            skill: None,
         }
     }
 

@@ -1,16 +1,16 @@
 //! Live analysis as server-sent events: one engine a stream, stopped when the client goes.
 //!
-//! `GET /api/analyse?fen=FEN[&variant|&stalemate][&seconds=S][&multipv=N]` answers with
-//! `text/event-stream`: an `info` event (JSON) for every line the search reports, as it reports
-//! it, then a `bestmove` event, then the end. The search is the engine's own (`engine::Engine`,
-//! book, proof scan and network included), with its own hash table. Closing the stream (the
-//! page's stop button, a closed tab) stops the search within a second (a comment line goes out
-//! every second between events): the write fails and the engine is stopped and joined. The
-//! connection stays open after the last event until the client closes it. The server runs at
-//! most `max` analyses at once; one more gets 503.
+//! `GET /api/analyse?fen=FEN[&moves=UCI...][&variant|&stalemate][&seconds=S][&multipv=N]`
+//! answers with `text/event-stream`: an `info` event (JSON) for every line the search reports,
+//! as it reports it, a `message` event for what it says in words, then a `bestmove` event, then
+//! the end of the stream. The search is the engine's own (`engine::Engine`: book, proof scan and
+//! network included, the game's moves for repetitions), on a thread of its own with its own hash
+//! table. A comment line goes out every second between events, so a client that went away (the
+//! page's stop button, a closed tab) is noticed within a second: its stream is dropped, the
+//! thread sees the channel closed and stops and joins the engine.
 
 use std::{
-    io::Write,
+    convert::Infallible,
     sync::{
         atomic::{AtomicUsize, Ordering},
         Arc,
@@ -18,14 +18,15 @@ use std::{
     time::Duration,
 };
 
-use crossbeam_channel::{unbounded, Sender};
-use serde_json::json;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use crossbeam_channel::{unbounded, RecvTimeoutError, Sender};
+use serde_json::{json, Value};
 use shakmaty::{variant::Antichess, Move};
+use tokio_stream::{wrappers::ReceiverStream, Stream, StreamExt};
 
 use crate::{
     engine::{Engine, SearchRequest},
-    proof::book::ProofBook,
-    rules::{hash, notation, StalemateRule},
+    rules::{notation, Game},
     search::{mate_moves, Bound, Reporter, SearchInfo, SearchLimits},
 };
 
@@ -35,30 +36,29 @@ pub const MAX_SECONDS: f64 = 600.0;
 /// What an analysis request asks for, checked.
 #[derive(Clone, Debug)]
 pub struct Analysis {
-    pub position: Antichess,
-    pub rule: StalemateRule,
+    pub game: Game,
     pub seconds: f64,
     pub multipv: usize,
 }
 
-/// The server's limits on analyses.
+/// The server's limits on searches: how many at once, and each one's hash table.
 #[derive(Debug)]
-pub struct AnalysisLimits {
+pub struct Limits {
     pub max: usize,
     pub hash_mb: usize,
     running: AtomicUsize,
 }
 
-impl AnalysisLimits {
-    pub fn new(max: usize, hash_mb: usize) -> AnalysisLimits {
-        AnalysisLimits {
+impl Limits {
+    pub fn new(max: usize, hash_mb: usize) -> Limits {
+        Limits {
             max,
             hash_mb,
             running: AtomicUsize::new(0),
         }
     }
 
-    /// A place for one more analysis, if the cap allows.
+    /// A place for one more search, if the cap allows.
     pub fn claim(self: &Arc<Self>) -> Option<Slot> {
         let mut now = self.running.load(Ordering::Relaxed);
         loop {
@@ -76,8 +76,8 @@ impl AnalysisLimits {
     }
 }
 
-/// A running analysis's place; given back when dropped.
-pub struct Slot(Arc<AnalysisLimits>);
+/// A running search's place; given back when dropped.
+pub struct Slot(Arc<Limits>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
@@ -85,10 +85,22 @@ impl Drop for Slot {
     }
 }
 
-/// Sends what the search reports down a channel, as server-sent events.
+/// A score as JSON, the side to move's view: `{"cp": N}` or `{"mate": N}` (moves, negative
+/// when the side to move is mated).
+pub fn score_json(score: i32) -> Value {
+    match mate_moves(score) {
+        Some(moves) => json!({ "mate": moves }),
+        None => json!({ "cp": score }),
+    }
+}
+
+/// An event of the stream: its name and JSON data.
+pub type Named = (&'static str, Value);
+
+/// Sends what the search reports down a channel.
 struct EventReporter {
     position: Antichess,
-    events: Sender<String>,
+    events: Sender<Named>,
 }
 
 fn uci_line(moves: &[Move]) -> Vec<String> {
@@ -97,10 +109,6 @@ fn uci_line(moves: &[Move]) -> Vec<String> {
 
 impl Reporter for EventReporter {
     fn info(&self, info: &SearchInfo) {
-        let score = match mate_moves(info.score) {
-            Some(moves) => json!({ "mate": moves }),
-            None => json!({ "cp": info.score }),
-        };
         let bound = match info.bound {
             Bound::Exact => "exact",
             Bound::Lower => "lower",
@@ -110,7 +118,7 @@ impl Reporter for EventReporter {
             "depth": info.depth,
             "seldepth": info.seldepth,
             "multipv": info.multipv,
-            "score": score,
+            "score": score_json(info.score),
             "bound": bound,
             "nodes": info.nodes,
             "nps": info.nps,
@@ -118,74 +126,100 @@ impl Reporter for EventReporter {
             "pv": uci_line(&info.pv),
             "san": notation::san_line(&self.position, &info.pv),
         });
-        let _ = self.events.send(format!("event: info\ndata: {data}\n\n"));
+        let _ = self.events.send(("info", data));
     }
 
     fn current_move(&self, _: u32, _: Move, _: usize) {}
 
     fn message(&self, text: &str) {
-        let data = json!({ "text": text });
-        let _ = self
-            .events
-            .send(format!("event: message\ndata: {data}\n\n"));
+        let _ = self.events.send(("message", json!({ "text": text })));
     }
 
     fn best_move(&self, best: Option<Move>, _: Option<Move>) {
         let data = json!({ "move": best.map(notation::uci) });
-        let _ = self
-            .events
-            .send(format!("event: bestmove\ndata: {data}\n\n"));
+        let _ = self.events.send(("bestmove", data));
     }
 }
 
-/// Runs `analysis` and writes its events to `out` (the client's connection, the response's head
-/// already written) until the search ends or the client goes.
-pub fn stream(analysis: &Analysis, hash_mb: usize, out: &mut dyn Write) {
-    let (events, received) = unbounded();
-    let reporter = Arc::new(EventReporter {
-        position: analysis.position.clone(),
-        events,
-    });
-    let mut engine = Engine::new(hash_mb);
-    let request = SearchRequest {
-        position: analysis.position.clone(),
-        history: vec![hash::key(&analysis.position)],
-        rule: analysis.rule,
-        limits: SearchLimits {
-            movetime: Some(Duration::from_secs_f64(analysis.seconds)),
-            ..SearchLimits::default()
-        },
-        multipv: analysis.multipv,
-        threads: 1,
-        move_overhead: Duration::ZERO,
-        prove: true,
-        proof_memory_mb: 64,
-        tablebases: None,
-        probe_limit: 0,
-        rule50: true,
-        contempt: 0,
-        books: ProofBook::embedded().into_iter().collect(),
-        network: crate::search::nnue::embedded(),
-    };
-    let (done, _finished) = unbounded();
-    engine.start(request, reporter, done);
-    // A comment line every second between events: a client that went away is noticed within a
-    // second even while a deep iteration reports nothing.
-    loop {
-        let event = match received.recv_timeout(Duration::from_secs(1)) {
-            Ok(event) => event,
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => ":\n\n".to_string(),
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break,
-        };
-        if out
-            .write_all(event.as_bytes())
-            .and_then(|()| out.flush())
-            .is_err()
-        {
-            log::debug!("an analysis client went away: stopping its search");
-            break;
-        }
+/// Where a search thread sends its events: the client's stream.
+pub struct Events(tokio::sync::mpsc::Sender<Named>);
+
+impl Events {
+    /// Sends an event; false once the client has gone.
+    pub fn send(&self, event: Named) -> bool {
+        self.0.blocking_send(event).is_ok()
     }
-    // Dropping the engine stops the search and waits for it.
-    engine.stop();
+
+    /// Whether the client is still there.
+    pub fn open(&self) -> bool {
+        !self.0.is_closed()
+    }
+}
+
+/// Runs `work` on a thread of its own, which sends its events to the stream returned. The
+/// client's going is noticed by the keep-alive comment sent every second, and `Events` says so.
+pub fn spawn_stream(
+    slot: Slot,
+    work: impl FnOnce(&Events) + Send + 'static,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Named>(256);
+    let spawned = std::thread::Builder::new()
+        .name("serve-search".into())
+        .spawn(move || {
+            let _slot = slot;
+            work(&Events(tx));
+        });
+    if let Err(e) = spawned {
+        log::warn!("cannot start a search thread: {e}");
+    }
+    let stream = ReceiverStream::new(rx).map(|(name, data)| {
+        Ok::<_, Infallible>(Event::default().event(name).data(data.to_string()))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(1)))
+}
+
+/// The analysis's stream: the engine's events until its `bestmove`, or until the client goes.
+pub fn stream(
+    analysis: Analysis,
+    hash_mb: usize,
+    slot: Slot,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    spawn_stream(slot, move |events_out| {
+        let (events, received) = unbounded();
+        let reporter = Arc::new(EventReporter {
+            position: analysis.game.position().clone(),
+            events,
+        });
+        let mut engine = Engine::new(hash_mb);
+        let request = SearchRequest {
+            multipv: analysis.multipv,
+            ..SearchRequest::analysis(
+                &analysis.game,
+                SearchLimits {
+                    movetime: Some(Duration::from_secs_f64(analysis.seconds)),
+                    ..SearchLimits::default()
+                },
+            )
+        };
+        let (done, _finished) = unbounded();
+        engine.start(request, reporter, done);
+        loop {
+            match received.recv_timeout(Duration::from_millis(250)) {
+                Ok(event) => {
+                    if !events_out.send(event) {
+                        break;
+                    }
+                }
+                // Between events: is anyone still listening?
+                Err(RecvTimeoutError::Timeout) => {
+                    if !events_out.open() {
+                        break;
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        // Stops the search if it still runs, and waits for it.
+        engine.stop();
+    })
 }

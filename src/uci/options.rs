@@ -6,6 +6,7 @@
 use thiserror::Error;
 
 use crate::{
+    engine::skill::{Skill, ELO_MAX, ELO_MIN, MAX_LEVEL},
     rules::{StalemateRule, Variant},
     search::Score,
 };
@@ -41,6 +42,11 @@ pub struct EngineOptions {
     /// The evaluation: `<embedded>` (the network built in), `<linear>` (the hand-made linear
     /// evaluation) or a network file's path.
     pub eval_file: String,
+    /// `Skill Level`: 0 (weakest) to `MAX_LEVEL` (full strength).
+    pub skill_level: u8,
+    /// `UCI_LimitStrength`: play at `UCI_Elo` (this overrides `Skill Level`).
+    pub limit_strength: bool,
+    pub uci_elo: u32,
 }
 
 impl Default for EngineOptions {
@@ -62,6 +68,9 @@ impl Default for EngineOptions {
             book: true,
             book_file: String::new(),
             eval_file: EVAL_FILE_EMBEDDED.to_string(),
+            skill_level: MAX_LEVEL,
+            limit_strength: false,
+            uci_elo: ELO_MAX,
         }
     }
 }
@@ -106,6 +115,16 @@ impl EngineOptions {
         self.stalemate.unwrap_or(self.variant.stalemate_rule())
     }
 
+    /// The strength limiter in force, if any: `UCI_Elo` when `UCI_LimitStrength` is on, else
+    /// `Skill Level`.
+    pub fn skill(&self) -> Option<Skill> {
+        if self.limit_strength {
+            Some(Skill::from_elo(self.uci_elo))
+        } else {
+            Skill::new(self.skill_level)
+        }
+    }
+
     /// The `option ...` lines answered to `uci`.
     pub fn declarations() -> Vec<String> {
         let variants: String = Variant::ALL
@@ -145,6 +164,9 @@ impl EngineOptions {
             format!(
                 "option name Contempt type spin default {CONTEMPT_DEFAULT} min 0 max {CONTEMPT_MAX}"
             ),
+            format!("option name Skill Level type spin default {MAX_LEVEL} min 0 max {MAX_LEVEL}"),
+            "option name UCI_LimitStrength type check default false".to_string(),
+            format!("option name UCI_Elo type spin default {ELO_MAX} min {ELO_MIN} max {ELO_MAX}"),
         ]
     }
 
@@ -249,6 +271,23 @@ impl EngineOptions {
                     parse_in_range(v, 0, CONTEMPT_MAX).map_err(|r| bad(v, &r))? as Score;
                 Ok(OptionEffect::Nothing)
             }
+            "skill level" => {
+                let v = value_of()?;
+                self.skill_level =
+                    parse_in_range(v, 0, u64::from(MAX_LEVEL)).map_err(|r| bad(v, &r))? as u8;
+                Ok(OptionEffect::Nothing)
+            }
+            "uci_limitstrength" => {
+                let v = value_of()?;
+                self.limit_strength = parse_check(v).map_err(|r| bad(v, &r))?;
+                Ok(OptionEffect::Nothing)
+            }
+            "uci_elo" => {
+                let v = value_of()?;
+                self.uci_elo = parse_in_range(v, u64::from(ELO_MIN), u64::from(ELO_MAX))
+                    .map_err(|r| bad(v, &r))? as u32;
+                Ok(OptionEffect::Nothing)
+            }
             "syzygy50moverule" => {
                 let v = value_of()?;
                 self.syzygy_50_move_rule = parse_check(v).map_err(|r| bad(v, &r))?;
@@ -333,6 +372,27 @@ mod tests {
     }
 
     #[test]
+    fn skill_level_and_elo_choose_the_limiter() {
+        let mut o = EngineOptions::default();
+        assert_eq!(o.skill(), None);
+        o.set("Skill Level", Some("3")).expect("valid");
+        assert_eq!(o.skill().map(Skill::level), Some(3));
+        assert!(o.set("Skill Level", Some("21")).is_err());
+        o.set("UCI_Elo", Some(&ELO_MIN.to_string())).expect("valid");
+        assert_eq!(
+            o.skill().map(Skill::level),
+            Some(3),
+            "UCI_Elo alone changes nothing"
+        );
+        o.set("UCI_LimitStrength", Some("true")).expect("valid");
+        assert_eq!(o.skill().map(Skill::level), Some(0));
+        assert!(o.set("UCI_Elo", Some(&(ELO_MAX + 1).to_string())).is_err());
+        o.set("Skill Level", Some("20")).expect("valid");
+        o.set("UCI_LimitStrength", Some("false")).expect("valid");
+        assert_eq!(o.skill(), None);
+    }
+
+    #[test]
     fn variant_and_stalemate_choose_the_rule() {
         let mut o = EngineOptions::default();
         assert_eq!(o.rule(), StalemateRule::StalematedSideWins);
@@ -359,6 +419,9 @@ mod tests {
             "UCI_Variant",
             "Stalemate",
             "UCI_AnalyseMode",
+            "Skill Level",
+            "UCI_LimitStrength",
+            "UCI_Elo",
         ] {
             assert!(
                 lines.contains(&format!("option name {name} type")),

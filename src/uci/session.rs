@@ -417,6 +417,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 .chain(self.extra_book.clone())
                 .collect(),
             network: self.network.clone(),
+            skill: self.options.skill(),
         };
         let reporter = Arc::new(UciReporter {
             out: Arc::clone(&self.out),

@@ -34,6 +34,7 @@ use crate::{
             CONTEMPT_DEFAULT, CONTEMPT_MAX, HASH_DEFAULT, MOVE_OVERHEAD_DEFAULT, MOVE_OVERHEAD_MAX,
             STALEMATE_FROM_VARIANT, SYZYGY_PROBE_LIMIT_MAX, THREADS_MAX,
         },
+        skill::{Skill, MAX_LEVEL},
         Engine, SearchRequest,
     },
     proof::book::ProofBook,
@@ -74,6 +75,7 @@ pub fn features() -> Vec<String> {
         format!("feature option=\"Contempt -spin {CONTEMPT_DEFAULT} 0 {CONTEMPT_MAX}\""),
         "feature option=\"Proof -check 1\"".to_string(),
         "feature option=\"Book -check 1\"".to_string(),
+        format!("feature option=\"Skill Level -spin {MAX_LEVEL} 0 {MAX_LEVEL}\""),
         format!(
             "feature option=\"Move Overhead -spin {MOVE_OVERHEAD_DEFAULT} 0 {MOVE_OVERHEAD_MAX}\""
         ),
@@ -202,6 +204,8 @@ pub struct Session<W: Write + Send + 'static> {
     hash_mb: usize,
     threads: usize,
     contempt: Score,
+    /// `Skill Level` (`engine::skill`): `MAX_LEVEL` is full strength.
+    skill_level: u8,
     proof: bool,
     /// Answer from the embedded book of proofs.
     book: bool,
@@ -236,6 +240,7 @@ impl<W: Write + Send + 'static> Session<W> {
             hash_mb: HASH_DEFAULT,
             threads: 1,
             contempt: CONTEMPT_DEFAULT as Score,
+            skill_level: MAX_LEVEL,
             proof: true,
             book: true,
             move_overhead_ms: MOVE_OVERHEAD_DEFAULT,
@@ -486,6 +491,7 @@ impl<W: Write + Send + 'static> Session<W> {
             }
             "Contempt" => number(CONTEMPT_MAX as i64).map(|v| self.contempt = v as Score),
             "Proof" => check(value).map(|v| self.proof = v),
+            "Skill Level" => number(i64::from(MAX_LEVEL)).map(|v| self.skill_level = v as u8),
             "Book" => check(value).map(|v| self.book = v),
             "Move Overhead" => {
                 number(MOVE_OVERHEAD_MAX as i64).map(|v| self.move_overhead_ms = v as u64)
@@ -649,6 +655,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 Vec::new()
             },
             network: crate::search::nnue::embedded(),
+            skill: Skill::new(self.skill_level),
         };
         let reporter = Arc::new(XboardReporter {
             out: Arc::clone(&self.out),

@@ -8,8 +8,9 @@
 //! answers from no book and runs no proof scan: the proofs would play perfectly what the level
 //! is meant to miss. `MAX_LEVEL` is the engine's full strength (no limiter at all).
 //!
-//! `UCI_Elo` chooses the level from `ELO_OF_LEVEL`, measured by matches (README, "Playing
-//! strength"); the scale's anchor is stated there.
+//! `UCI_Elo` chooses the level from `ELO_OF_LEVEL`, measured by matches against Fairy-Stockfish's
+//! own limited strength (`tools/skill/`; README, "Playing strength"): its scale is Fairy-Stockfish's
+//! `UCI_Elo`, not a human rating list.
 
 use shakmaty::Move;
 
@@ -18,11 +19,14 @@ use crate::search::{Score, SearchInfo, MATE_BOUND};
 /// Full strength: no limiter.
 pub const MAX_LEVEL: u8 = 20;
 
-/// The Elo of each level below `MAX_LEVEL` (index = level) on the scale of the README's
-/// "Playing strength" table, from matches; levels between measured ones are interpolated there.
+/// The rating of each level below `MAX_LEVEL` (index = level) on Fairy-Stockfish's `UCI_Elo`
+/// scale: 48-84 games a level against Fairy-Stockfish at fixed `UCI_Elo` settings, antichess
+/// 3+0.03, fitted by `tools/skill/fit.py` (made non-decreasing, rounded, 10 apart where levels
+/// could not be told apart). README, "Playing strength", has the games and the errors (about
+/// ±50-65 a level).
 pub const ELO_OF_LEVEL: [u32; MAX_LEVEL as usize] = [
-    800, 870, 940, 1010, 1080, 1150, 1220, 1290, 1360, 1430, 1500, 1570, 1640, 1710, 1780, 1850,
-    1920, 1990, 2060, 2130,
+    980, 1140, 1350, 1360, 1590, 1600, 1770, 1810, 1930, 2040, 2050, 2080, 2110, 2280, 2290, 2300,
+    2380, 2390, 2670, 2680,
 ];
 /// `UCI_Elo`'s range: the weakest level's and a step below full strength.
 pub const ELO_MIN: u32 = ELO_OF_LEVEL[0];
@@ -62,12 +66,13 @@ impl Skill {
 
     /// How many root moves are searched side by side.
     pub fn lines(self) -> usize {
-        4 + usize::from(MAX_LEVEL - self.level) / 4
+        4 + usize::from(MAX_LEVEL - self.level) / 2
     }
 
-    /// The largest random bonus a candidate's score gets, centipawns.
+    /// The largest random bonus a candidate's score gets, centipawns: 1,000 at level 0, a sixth
+    /// less each level up (about 500 at 4, 120 at 12, 36 at 19).
     pub fn noise(self) -> Score {
-        300 - 14 * Score::from(self.level)
+        (1000.0 * 0.84f64.powi(i32::from(self.level))).round() as Score
     }
 
     /// The move played among `lines` (the last complete iteration's, one a root move, scores

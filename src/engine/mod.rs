@@ -11,8 +11,9 @@
 //! once with its mate score (a table win's score where the proof ends in table leaves). A game
 //! already over by the rules gets no proven answer, and neither does a position whose proof the
 //! game's history could spoil (`proof::history`). Unless turned off, a root proof scan
-//! (`proof_scan`) then gets a third of the time (at most two seconds without a game clock): a proven win is played at once, proven-losing root moves are not searched, and
-//! every verified proof it finds is remembered. Under a game clock the scan runs only where the
+//! (`proof_scan`) then gets a third of the time (at most two seconds without a game clock): a
+//! proven win is played at once, proven-losing root moves are not searched, and every verified
+//! proof it finds is remembered. Under a game clock the scan runs only where the
 //! game's previous search did not find the root near even (`worth_scanning`). A forced move gets
 //! a short search (a tenth of the time) so that its score is worth showing.
 //!

@@ -17,6 +17,7 @@ use tokio_stream::Stream;
 
 use super::{
     analysis::{score_json, spawn_stream, Slot},
+    probe::color,
     ApiError, MAX_PLIES,
 };
 use crate::{
@@ -28,14 +29,6 @@ use crate::{
 
 /// Longest search a position of a graph may ask for, seconds.
 pub const MAX_GRAPH_SECONDS: f64 = 5.0;
-
-fn color(c: Color) -> &'static str {
-    if c.is_white() {
-        "white"
-    } else {
-        "black"
-    }
-}
 
 /// The first game of a PGN text, checked: its start, its moves (each with the position it leads
 /// to) and its tags, or the first thing wrong with it.

@@ -36,7 +36,7 @@ use axum::{
 use serde_json::json;
 
 pub use analysis::Limits;
-pub use probe::{probe, ProbeError};
+pub use probe::probe;
 
 use crate::rules::{notation, Game, StalemateRule};
 
@@ -108,7 +108,12 @@ fn params(query: Option<&str>, default_seconds: f64) -> Result<Params, ApiError>
             },
             "seconds" => match value.parse::<f64>() {
                 Ok(s) if s > 0.0 && s <= analysis::MAX_SECONDS => p.seconds = s,
-                _ => return Err(ApiError::bad("seconds: a number above 0 and at most 600")),
+                _ => {
+                    return Err(ApiError::bad(format!(
+                        "seconds: a number above 0 and at most {}",
+                        analysis::MAX_SECONDS
+                    )))
+                }
             },
             "multipv" => match value.parse::<usize>() {
                 Ok(n) if (1..=5).contains(&n) => p.multipv = n,
@@ -158,10 +163,7 @@ async fn probe_route(RawQuery(query): RawQuery) -> Result<Json<serde_json::Value
         if !p.game.moves().is_empty() {
             return Err(ApiError::bad("the probe takes a position: no 'moves'"));
         }
-        let fen = notation::to_fen(p.game.position());
-        probe(&fen, p.game.rule())
-            .map(Json)
-            .map_err(|e| ApiError::bad(e.to_string()))
+        Ok(Json(probe(p.game.position(), p.game.rule())))
     })
     .await
 }

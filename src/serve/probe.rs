@@ -2,20 +2,14 @@
 
 use serde_json::{json, Value};
 use shakmaty::{Color, Position};
-use thiserror::Error;
 
 use crate::{
     proof::book::ProofBook,
     rules::{notation, outcome, StalemateRule},
 };
 
-#[derive(Debug, Error)]
-pub enum ProbeError {
-    #[error("bad FEN: {0}")]
-    Fen(String),
-}
-
-fn color(c: Color) -> &'static str {
+/// A side's name in the API's JSON.
+pub(super) fn color(c: Color) -> &'static str {
     if c.is_white() {
         "white"
     } else {
@@ -56,8 +50,7 @@ fn verdict(
 }
 
 /// The position's verdict and each legal move's (the verdict of the position it leads to).
-pub fn probe(fen: &str, rule: StalemateRule) -> Result<Value, ProbeError> {
-    let pos = notation::parse_fen(fen).map_err(|e| ProbeError::Fen(e.to_string()))?;
+pub fn probe(pos: &shakmaty::variant::Antichess, rule: StalemateRule) -> Value {
     let embedded = ProofBook::embedded();
     let book = embedded.as_deref().filter(|b| b.rule() == rule);
     let moves: Vec<Value> = pos
@@ -68,17 +61,17 @@ pub fn probe(fen: &str, rule: StalemateRule) -> Result<Value, ProbeError> {
             child.play_unchecked(m);
             json!({
                 "uci": notation::uci(m),
-                "san": notation::san(&pos, m),
+                "san": notation::san(pos, m),
                 "fen_after": notation::to_fen(&child),
                 "after": verdict(book, &child, rule),
             })
         })
         .collect();
-    Ok(json!({
-        "fen": notation::to_fen(&pos),
+    json!({
+        "fen": notation::to_fen(pos),
         "turn": color(pos.turn()),
         "stalemate": rule.name(),
-        "result": verdict(book, &pos, rule),
+        "result": verdict(book, pos, rule),
         "moves": moves,
-    }))
+    })
 }

@@ -186,50 +186,48 @@ impl EngineOptions {
             value: value.to_string(),
             reason: reason.to_string(),
         };
+        // A spin option's value within its range, a check option's true or false.
+        let spin = |min: u64, max: u64| {
+            let v = value_of()?;
+            parse_in_range(v, min, max).map_err(|r| bad(v, &r))
+        };
+        let check = || {
+            let v = value_of()?;
+            parse_check(v).map_err(|r| bad(v, &r))
+        };
         match key.as_str() {
             "hash" => {
-                let v = value_of()?;
-                let mb = parse_in_range(v, 1, HASH_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                let mb = spin(1, HASH_MAX as u64)? as usize;
                 self.hash_mb = mb;
                 Ok(OptionEffect::ResizeHash(mb))
             }
             "threads" => {
-                let v = value_of()?;
-                self.threads =
-                    parse_in_range(v, 1, THREADS_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                self.threads = spin(1, THREADS_MAX as u64)? as usize;
                 Ok(OptionEffect::Nothing)
             }
             "multipv" => {
-                let v = value_of()?;
-                self.multipv =
-                    parse_in_range(v, 1, MULTIPV_MAX as u64).map_err(|r| bad(v, &r))? as usize;
+                self.multipv = spin(1, MULTIPV_MAX as u64)? as usize;
                 Ok(OptionEffect::Nothing)
             }
             "move overhead" => {
-                let v = value_of()?;
-                self.move_overhead_ms =
-                    parse_in_range(v, 0, MOVE_OVERHEAD_MAX).map_err(|r| bad(v, &r))?;
+                self.move_overhead_ms = spin(0, MOVE_OVERHEAD_MAX)?;
                 Ok(OptionEffect::Nothing)
             }
             "ponder" => {
-                let v = value_of()?;
-                self.ponder = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.ponder = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "uci_analysemode" => {
-                let v = value_of()?;
-                self.analyse_mode = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.analyse_mode = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "proof" => {
-                let v = value_of()?;
-                self.proof = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.proof = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "clear hash" => Ok(OptionEffect::ClearHash),
             "book" => {
-                let v = value_of()?;
-                self.book = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.book = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "bookfile" => {
@@ -260,37 +258,27 @@ impl EngineOptions {
                 Ok(OptionEffect::OpenTablebases)
             }
             "syzygyprobelimit" => {
-                let v = value_of()?;
-                self.syzygy_probe_limit = parse_in_range(v, 0, SYZYGY_PROBE_LIMIT_MAX as u64)
-                    .map_err(|r| bad(v, &r))? as usize;
+                self.syzygy_probe_limit = spin(0, SYZYGY_PROBE_LIMIT_MAX as u64)? as usize;
                 Ok(OptionEffect::Nothing)
             }
             "contempt" => {
-                let v = value_of()?;
-                self.contempt =
-                    parse_in_range(v, 0, CONTEMPT_MAX).map_err(|r| bad(v, &r))? as Score;
+                self.contempt = spin(0, CONTEMPT_MAX)? as Score;
                 Ok(OptionEffect::Nothing)
             }
             "skill level" => {
-                let v = value_of()?;
-                self.skill_level =
-                    parse_in_range(v, 0, u64::from(MAX_LEVEL)).map_err(|r| bad(v, &r))? as u8;
+                self.skill_level = spin(0, u64::from(MAX_LEVEL))? as u8;
                 Ok(OptionEffect::Nothing)
             }
             "uci_limitstrength" => {
-                let v = value_of()?;
-                self.limit_strength = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.limit_strength = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "uci_elo" => {
-                let v = value_of()?;
-                self.uci_elo = parse_in_range(v, u64::from(ELO_MIN), u64::from(ELO_MAX))
-                    .map_err(|r| bad(v, &r))? as u32;
+                self.uci_elo = spin(u64::from(ELO_MIN), u64::from(ELO_MAX))? as u32;
                 Ok(OptionEffect::Nothing)
             }
             "syzygy50moverule" => {
-                let v = value_of()?;
-                self.syzygy_50_move_rule = parse_check(v).map_err(|r| bad(v, &r))?;
+                self.syzygy_50_move_rule = check()?;
                 Ok(OptionEffect::Nothing)
             }
             "uci_variant" => {

@@ -37,6 +37,14 @@ pub enum BookCommand {
         /// Endgame tablebase folders, for proofs with table leaves.
         #[arg(long)]
         syzygy: Option<String>,
+        /// Thin the book: leave out the winner's positions whose proofs hold at most this many
+        /// winner's positions; a rebuild finds them again by search (see book/README.md).
+        #[arg(long, value_name = "POSITIONS")]
+        thin: Option<u64>,
+        /// With --thin: nodes within which every left-out sub-proof must be found again (a
+        /// rebuild allows four times as many).
+        #[arg(long, default_value_t = 20_000, value_name = "NODES")]
+        fill_nodes: u64,
     },
     /// The proven move of a position, with its distance.
     #[command(
@@ -109,7 +117,14 @@ pub fn run(args: &BookArgs) -> u8 {
             proofs,
             out,
             syzygy,
-        } => build(proofs, out, syzygy.as_deref()),
+            thin,
+            fill_nodes,
+        } => build(
+            proofs,
+            out,
+            syzygy.as_deref(),
+            thin.map(|t| (t, *fill_nodes)),
+        ),
         BookCommand::Probe {
             fen,
             moves,
@@ -150,7 +165,12 @@ fn tables(path: Option<&str>) -> Result<Option<Tablebases>, String> {
     open_tables(path).map_err(|_| "cannot open the tables given with --syzygy".to_string())
 }
 
-fn build(proofs: &[PathBuf], out: &PathBuf, syzygy: Option<&str>) -> Result<(), String> {
+fn build(
+    proofs: &[PathBuf],
+    out: &PathBuf,
+    syzygy: Option<&str>,
+    thin: Option<(u64, u64)>,
+) -> Result<(), String> {
     let tables = tables(syzygy)?;
     let mut trees = Vec::new();
     for path in proofs {
@@ -174,8 +194,25 @@ fn build(proofs: &[PathBuf], out: &PathBuf, syzygy: Option<&str>) -> Result<(), 
         );
         trees.push(read_proof(&text).map_err(|e| format!("{}: {e}", path.display()))?);
     }
-    let book = ProofBook::from_proofs(&trees).map_err(|e| e.to_string())?;
+    let mut book = ProofBook::from_proofs(&trees).map_err(|e| e.to_string())?;
     drop(tables);
+    if let Some((small, fill_nodes)) = thin {
+        if fill_nodes == 0 {
+            return Err("--fill-nodes must be at least 1".to_string());
+        }
+        let tables = syzygy.map(str::to_string);
+        let thinning = on_big_stack(move || {
+            let tables = tables.as_deref().map(Tablebases::open).transpose();
+            let tables = tables.map_err(|e| e.to_string())?;
+            book.thinned(small, fill_nodes, tables.as_ref())
+                .map_err(|e| e.to_string())
+        })??;
+        eprintln!(
+            "thinned: {} of {} winner's positions kept ({} put back after a failed search, {} rebuilds)",
+            thinning.kept, thinning.before, thinning.put_back, thinning.rounds
+        );
+        book = thinning.book;
+    }
     let bytes = book.to_bytes();
     std::fs::write(out, &bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     println!(
@@ -185,6 +222,14 @@ fn build(proofs: &[PathBuf], out: &PathBuf, syzygy: Option<&str>) -> Result<(), 
         bytes.len(),
         out.display()
     );
+    if thin.is_some() {
+        // Each tree of a thinned book, rebuilt as any reader rebuilds it, through the verifier.
+        let checked = verify_book(Some(out), syzygy)?;
+        println!(
+            "verified: {} trees rebuilt from the thinned book",
+            checked.len()
+        );
+    }
     Ok(())
 }
 

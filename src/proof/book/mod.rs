@@ -12,14 +12,21 @@
 //! Layout (little-endian), `book/README.md` says the same:
 //!
 //! ```text
-//! "SYOTTIBK"  u32 version (2)  u8 stalemate rule (0 stalemated-side-wins, 1 draw,
-//! 2 fewer-pieces-wins)  3 bytes zero
+//! "SYOTTIBK"  u32 version (3)  u8 stalemate rule (0 stalemated-side-wins, 1 draw,
+//! 2 fewer-pieces-wins)  3 bytes zero  u64 fill nodes (version 3; 0: the book is complete)
 //! u32 roots, each: u8 winner (0 white, 1 black)  u16 length  FEN (the proved position)
 //! u32 entries, each 12 bytes, sorted by key: u64 key  u16 move (shakmaty's PackedUciMove,
 //! which keeps king promotions)  u16 plies (bit 15: a table leaf lies below)
 //! ```
 //!
-//! Version 1 had no flag: its entries are all read as reaching the tables.
+//! Version 1 had no flag: its entries are all read as reaching the tables. Version 2 had no fill
+//! field: its books are complete.
+//!
+//! A *thinned* book (`thin`, version 3 with fill nodes above 0) leaves out the winner's positions
+//! of small sub-proofs: where the rebuilt tree meets a winner's position without an entry, a
+//! df-pn search of at most four times the fill nodes (with the tables, fixed memory) finds the
+//! sub-proof again. The engine and the prover simply do not know those positions at once (they
+//! find them as they would any small win); the verifier still sees whole trees.
 //!
 //! Nothing in the book is taken on trust: `proof_text` rebuilds each root's proof tree from the
 //! book and the rules (the loser's replies from the move generator, table leaves where the prover
@@ -40,6 +47,8 @@ use shakmaty::{
 };
 use thiserror::Error;
 
+mod thin;
+
 use super::tree::{position_id, ProofTree};
 use super::{history, Distance};
 use crate::{
@@ -51,7 +60,7 @@ use crate::{
 };
 
 const MAGIC: &[u8; 8] = b"SYOTTIBK";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 /// Bit 15 of an entry's plies: a table leaf lies below the position.
 const TABLES_BELOW: u16 = 0x8000;
 const ENTRY_BYTES: usize = 12;
@@ -85,10 +94,10 @@ fn entry_distance(e: &Entry, version: u32) -> Distance {
     }
 }
 /// The shipped book (`book/syotti.book`, made by `syotti book build`).
-static EMBEDDED: &[u8] = include_bytes!("../../book/syotti.book");
+static EMBEDDED: &[u8] = include_bytes!("../../../book/syotti.book");
 /// The proved sub-lines of open problems (`book/progress.book`, made by `syotti book build` from
 /// the proofs a store's snapshot exports), shipped beside it and merged with it.
-static EMBEDDED_PROGRESS: &[u8] = include_bytes!("../../book/progress.book");
+static EMBEDDED_PROGRESS: &[u8] = include_bytes!("../../../book/progress.book");
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum BookError {
@@ -128,6 +137,9 @@ pub struct ProofBook {
     rule: StalemateRule,
     /// The file's format version (1 has no table-leaf flags).
     version: u32,
+    /// Nodes within which each left-out sub-proof of a thinned book is found again (0: the
+    /// book is complete).
+    fill_nodes: u64,
     roots: Vec<BookRoot>,
     /// One record a position, as stored, sorted by key.
     entries: Vec<Entry>,
@@ -253,6 +265,7 @@ impl ProofBook {
         Ok(ProofBook {
             rule,
             version: VERSION,
+            fill_nodes: 0,
             roots,
             entries,
         })
@@ -276,6 +289,12 @@ impl ProofBook {
             other => return Err(BookError::Format(format!("unknown stalemate rule {other}"))),
         };
         c.take(3)?;
+        let fill_nodes = if version >= 3 {
+            let b = c.take(8)?;
+            u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+        } else {
+            0
+        };
         let root_count = c.u32()?;
         let mut roots = Vec::new();
         for _ in 0..root_count {
@@ -309,6 +328,7 @@ impl ProofBook {
         let book = ProofBook {
             rule,
             version,
+            fill_nodes,
             roots,
             entries,
         };
@@ -329,6 +349,9 @@ impl ProofBook {
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.version.to_le_bytes());
         out.extend_from_slice(&[rule_code(self.rule), 0, 0, 0]);
+        if self.version >= 3 {
+            out.extend_from_slice(&self.fill_nodes.to_le_bytes());
+        }
         out.extend_from_slice(&(self.roots.len() as u32).to_le_bytes());
         for root in &self.roots {
             out.push(u8::from(root.winner == Color::Black));
@@ -501,15 +524,33 @@ impl ProofBook {
 
     /// The proof tree below `pos` as the book and the rules give it, for `winner`: each
     /// position once, with the winner's book move or every reply of the loser (no moves: a table
-    /// leaf), the position itself first. An error where the book has no move for the winner.
+    /// leaf), the position itself first. A thinned book's left-out sub-proofs are found again
+    /// by search (`thin`). An error where the winner has no move.
     pub fn tree_below(
         &self,
         pos: &Antichess,
         winner: Color,
         tables: Option<&Tablebases>,
     ) -> Result<Vec<(Antichess, String, Vec<Move>)>, BookError> {
+        let fill = self.fill_nodes.saturating_mul(thin::FILL_SLACK);
+        self.walk(pos, winner, tables, fill, None)
+    }
+
+    /// `tree_below` with `fill` nodes for each left-out sub-proof. With `audit`, a winner's
+    /// position without a move is listed in it and left as a leaf instead of an error, and the
+    /// positions whose sub-proofs were found again are listed too.
+    fn walk(
+        &self,
+        pos: &Antichess,
+        winner: Color,
+        tables: Option<&Tablebases>,
+        fill: u64,
+        mut audit: Option<&mut thin::Audit>,
+    ) -> Result<Vec<(Antichess, String, Vec<Move>)>, BookError> {
         let mut entries = Vec::new();
         let mut seen = HashSet::new();
+        // The winner's moves of the sub-proofs found again, by position.
+        let mut found: HashMap<String, Move> = HashMap::new();
         let mut stack = vec![(pos.clone(), Vec::<String>::new())];
         while let Some((pos, path)) = stack.pop() {
             let id = position_id(&pos);
@@ -530,9 +571,23 @@ impl ProofBook {
                 }
             }
             let moves: Vec<Move> = if pos.turn() == winner {
-                match self.lookup(&pos) {
-                    Some(hit) => vec![hit.best],
-                    None => {
+                let mut best = self
+                    .lookup(&pos)
+                    .map(|hit| hit.best)
+                    .or_else(|| found.get(&id).copied());
+                if best.is_none() && fill > 0 {
+                    best = thin::fill(&pos, self.rule, tables, fill, &mut found);
+                    if let (Some(_), Some(audit)) = (best, audit.as_deref_mut()) {
+                        audit.filled.push(pos.clone());
+                    }
+                }
+                match (best, audit.as_deref_mut()) {
+                    (Some(best), _) => vec![best],
+                    (None, Some(audit)) => {
+                        audit.unfilled.push(pos);
+                        continue;
+                    }
+                    (None, None) => {
                         return Err(BookError::Hole {
                             path: if path.is_empty() {
                                 "the root".to_string()
@@ -664,6 +719,9 @@ impl ProofBook {
         Ok(ProofBook {
             rule: self.rule,
             version: VERSION,
+            // A complete book merged with a thinned one: the thinned one's holes are still
+            // holes (the complete one's trees have none).
+            fill_nodes: self.fill_nodes.max(other.fill_nodes),
             roots,
             entries,
         })

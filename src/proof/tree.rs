@@ -50,6 +50,11 @@ pub fn position_id(pos: &Antichess) -> String {
     fen.split_whitespace().take(4).collect::<Vec<_>>().join(" ")
 }
 
+/// The position a `position_id` names, with a fresh clock (proof files know no move counters).
+pub fn position_of_id(id: &str) -> Result<Antichess, crate::rules::notation::FenError> {
+    crate::rules::notation::parse_fen(&format!("{id} 0 1"))
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ProofTree {
     pub rule: StalemateRule,

@@ -17,7 +17,7 @@ use thiserror::Error;
 
 use shakmaty_syzygy::Wdl;
 
-use super::tree::{position_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
+use super::tree::{position_id, position_of_id, ProofTree, FORMAT_HEADER, TABLEBASE_LEAF};
 use crate::{
     rules::{game, hash, notation, StalemateRule},
     tablebase::Tablebases,
@@ -232,8 +232,7 @@ pub fn read_proof(text: &str) -> Result<ProofTree, VerifyError> {
     let mut entries = Vec::with_capacity(proof.moves.len());
     for (id, listed) in proof.moves {
         let bad = |reason: String| VerifyError::Format { line: 0, reason };
-        let pos = notation::parse_fen(&format!("{id} 0 1"))
-            .map_err(|e| bad(format!("position {id}: {e}")))?;
+        let pos = position_of_id(&id).map_err(|e| bad(format!("position {id}: {e}")))?;
         let moves = if listed.len() == 1 && listed[0] == TABLEBASE_LEAF {
             Vec::new()
         } else {

@@ -49,7 +49,7 @@ use thiserror::Error;
 
 mod thin;
 
-use super::tree::{position_id, ProofTree};
+use super::tree::{position_id, position_of_id, ProofTree};
 use super::{history, Distance};
 use crate::{
     rules::{
@@ -236,7 +236,7 @@ impl ProofBook {
             });
             for (id, (moves, distance)) in proof.depths() {
                 let Some(&m) = moves.first() else { continue };
-                let Ok(pos) = notation::parse_fen(&format!("{id} 0 1")) else {
+                let Ok(pos) = position_of_id(&id) else {
                     continue;
                 };
                 if pos.turn() != proof.winner {
@@ -560,15 +560,9 @@ impl ProofBook {
             if outcome::position_outcome(&pos, self.rule).is_some() {
                 continue;
             }
-            if let Some(tables) = tables {
-                if pos.halfmoves() == 0
-                    && tables
-                        .wdl_after_zeroing(&pos, self.rule, usize::MAX)
-                        .is_some()
-                {
-                    entries.push((pos, id, Vec::new()));
-                    continue;
-                }
+            if self.table_leaf(&pos, tables) {
+                entries.push((pos, id, Vec::new()));
+                continue;
             }
             let moves: Vec<Move> = if pos.turn() == winner {
                 let mut best = self
@@ -611,6 +605,14 @@ impl ProofBook {
             entries.push((pos, id, moves));
         }
         Ok(entries)
+    }
+
+    /// Whether the prover took `pos` from the tables: a position reached by a capture or pawn
+    /// move that they cover.
+    fn table_leaf(&self, pos: &Antichess, tables: Option<&Tablebases>) -> bool {
+        tables.is_some_and(|t| {
+            pos.halfmoves() == 0 && t.wdl_after_zeroing(pos, self.rule, usize::MAX).is_some()
+        })
     }
 
     /// Calls `f` with every position of the roots' trees where the winner is to move and the

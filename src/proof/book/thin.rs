@@ -21,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 
 use shakmaty::{variant::Antichess, Color, Move, Position};
 
-use super::{polyglot_key, position_id, BookError, ProofBook, VERSION};
+use super::{polyglot_key, position_id, position_of_id, BookError, ProofBook, VERSION};
 use crate::{
     proof::{dfpn::prove_with_tables, ProofLimits, ProofOutcome},
     rules::{notation, outcome, StalemateRule},
@@ -65,7 +65,7 @@ pub(super) fn fill(
     found: &mut HashMap<String, Move>,
 ) -> Option<Move> {
     // Proof files know no move counters: search the position with a fresh clock.
-    let fresh = notation::parse_fen(&format!("{} 0 1", position_id(pos))).ok()?;
+    let fresh = position_of_id(&position_id(pos)).ok()?;
     let limits = ProofLimits {
         nodes: Some(nodes),
         time: None,
@@ -289,10 +289,7 @@ impl ProofBook {
         let winner_to_move = pos.turn() == winner;
         // Zero while it is being weighed: a cycle adds nothing.
         memo.insert(key, (winner_to_move, 0));
-        let table_leaf = tables.is_some_and(|t| {
-            pos.halfmoves() == 0 && t.wdl_after_zeroing(pos, self.rule, usize::MAX).is_some()
-        });
-        if table_leaf || outcome::position_outcome(pos, self.rule).is_some() {
+        if self.table_leaf(pos, tables) || outcome::position_outcome(pos, self.rule).is_some() {
             return 0;
         }
         let moves = if winner_to_move {

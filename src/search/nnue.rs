@@ -6,7 +6,9 @@
 //! (the "head"), read from both perspectives' neurons, the side to move's first. Antichess and
 //! "stalemate is a draw" share a head; suicide (fewer pieces wins a stalemate) has its own, since
 //! its endgames are judged differently. So the convention is an input of the network that picks
-//! its last layer.
+//! its last layer. Each head has `BUCKETS` output layers ("output buckets"), one per band of the
+//! number of pieces on the board (`bucket`): a game runs from 32 pieces to none, and what a
+//! neuron means for the result is not the same at both ends. The first layer is shared.
 //!
 //! Inference is in integers. The first layer's weights and the neurons (the "accumulator") are
 //! `i16` scaled by `QA`; the output weights are `i16` scaled by `QB`. The accumulator is updated
@@ -22,9 +24,12 @@
 //! learns only a correction, and the evaluation is the sum of the two.
 //!
 //! The network file: the magic `SYOTTINN`, then little-endian `u32`s (format version, inputs,
-//! hidden, heads, QA, QB, output scale, base: 0 none, 1 linear), then `i16` first-layer weights (input-major), `i16`
-//! first-layer biases, `i16` output weights (head-major, side to move's neurons first), `i32`
-//! output biases, and nothing after. `train::trainer` writes it.
+//! hidden, heads, QA, QB, output scale, base: 0 none, 1 linear, and from version 2 the buckets),
+//! then `i16` first-layer weights (input-major), `i16` first-layer biases, `i16` output weights
+//! (head-major, then bucket, side to move's neurons first), `i32` output biases (the same order),
+//! and nothing after. `train::trainer` writes version 2. A version-1 file (one output layer per
+//! head, the networks before buckets) is read with its layer copied into every bucket, so it
+//! evaluates exactly as it did.
 //!
 //! The engine embeds two networks (`Networks`): `nets/syotti.nnue` for antichess and the
 //! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide games,
@@ -47,13 +52,17 @@ pub const INPUTS: usize = 768;
 pub const HIDDEN: usize = 256;
 /// Output heads: one per family of stalemate conventions.
 pub const HEADS: usize = 2;
+/// Output layers per head, by the number of pieces on the board (`bucket`).
+pub const BUCKETS: usize = 8;
+/// Output layers in all.
+pub const OUTPUTS: usize = HEADS * BUCKETS;
 /// Quantisation of the first layer (weights, biases, neurons) and of the output weights.
 pub const QA: i32 = 255;
 pub const QB: i32 = 1024;
 /// Centipawns per unit of the network's output.
 pub const SCALE: i32 = 400;
-/// The file format's version.
-pub const FORMAT_VERSION: u32 = 1;
+/// The file format's version (this build also reads version 1).
+pub const FORMAT_VERSION: u32 = 2;
 pub const MAGIC: &[u8; 8] = b"SYOTTINN";
 
 /// The networks the engine embeds: antichess (and stalemate-is-a-draw), and suicide.
@@ -107,13 +116,14 @@ impl Networks {
 pub enum NetworkError {
     #[error("not a Syotti network file (bad magic)")]
     Magic,
-    #[error("network format version {0}, this build reads version {FORMAT_VERSION}")]
+    #[error("network format version {0}, this build reads versions 1 and {FORMAT_VERSION}")]
     Version(u32),
-    #[error("network shape {inputs}x{hidden}x{heads}, this build needs {INPUTS}x{HIDDEN}x{HEADS}")]
+    #[error("network shape {inputs}x{hidden}x{heads}x{buckets}, this build needs {INPUTS}x{HIDDEN}x{HEADS}x{BUCKETS}")]
     Shape {
         inputs: u32,
         hidden: u32,
         heads: u32,
+        buckets: u32,
     },
     #[error("network quantisation QA={qa} QB={qb} scale={scale}, this build needs QA={QA} QB={QB} scale={SCALE}")]
     Quantisation { qa: u32, qb: u32, scale: u32 },
@@ -151,22 +161,51 @@ pub struct Network {
     /// `INPUTS × HIDDEN`, input-major.
     pub ft_weights: Vec<i16>,
     pub ft_bias: Vec<i16>,
-    /// `HEADS × 2·HIDDEN`: the side to move's neurons' weights, then the opponent's.
+    /// `OUTPUTS × 2·HIDDEN` (`output` orders them): the side to move's neurons' weights, then
+    /// the opponent's.
     pub out_weights: Vec<i16>,
+    /// `OUTPUTS`.
     pub out_bias: Vec<i32>,
 }
 
 impl std::fmt::Debug for Network {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Network({INPUTS}x{HIDDEN}x{HEADS})")
+        write!(f, "Network({INPUTS}x{HIDDEN}x{HEADS}x{BUCKETS})")
     }
 }
 
-const HEADER_LEN: usize = 8 + 8 * 4;
+/// The header's length in a file of `version`.
+const fn header_len(version: u32) -> usize {
+    if version == 1 {
+        8 + 8 * 4
+    } else {
+        8 + 9 * 4
+    }
+}
 
-/// The file's length for this build's shape.
+/// The length of a file of `version` with this build's shape (`buckets` output layers a head).
+const fn file_len_of(version: u32, buckets: usize) -> usize {
+    header_len(version)
+        + 2 * (INPUTS * HIDDEN + HIDDEN + HEADS * buckets * 2 * HIDDEN)
+        + 4 * HEADS * buckets
+}
+
+/// The length of the file this build writes.
 pub const fn file_len() -> usize {
-    HEADER_LEN + 2 * (INPUTS * HIDDEN + HIDDEN + HEADS * 2 * HIDDEN) + 4 * HEADS
+    file_len_of(FORMAT_VERSION, BUCKETS)
+}
+
+/// The output bucket of a position with `pieces` pieces on the board: 1–4 pieces bucket 0, 5–8
+/// bucket 1, ..., 29–32 bucket 7.
+#[inline]
+pub fn bucket(pieces: u32) -> usize {
+    ((pieces.max(1) - 1) as usize / 4).min(BUCKETS - 1)
+}
+
+/// The output layer a position of `pieces` pieces reads under `rule`.
+#[inline]
+pub fn output(rule: StalemateRule, pieces: u32) -> usize {
+    head(rule) * BUCKETS + bucket(pieces)
 }
 
 impl Network {
@@ -176,28 +215,39 @@ impl Network {
             base: Base::None,
             ft_weights: vec![0; INPUTS * HIDDEN],
             ft_bias: vec![0; HIDDEN],
-            out_weights: vec![0; HEADS * 2 * HIDDEN],
-            out_bias: vec![0; HEADS],
+            out_weights: vec![0; OUTPUTS * 2 * HIDDEN],
+            out_bias: vec![0; OUTPUTS],
         }
     }
 
     pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetworkError> {
-        if bytes.len() < HEADER_LEN || &bytes[..8] != MAGIC {
+        if bytes.len() < header_len(1) || &bytes[..8] != MAGIC {
             return Err(NetworkError::Magic);
         }
         let word = |i: usize| {
             let at = 8 + 4 * i;
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
         };
-        if word(0) != FORMAT_VERSION {
-            return Err(NetworkError::Version(word(0)));
+        let version = word(0);
+        if version != 1 && version != FORMAT_VERSION {
+            return Err(NetworkError::Version(version));
+        }
+        if bytes.len() < header_len(version) {
+            return Err(NetworkError::Length {
+                found: bytes.len(),
+                expected: header_len(version),
+            });
         }
         let (inputs, hidden, heads) = (word(1), word(2), word(3));
-        if (inputs as usize, hidden as usize, heads as usize) != (INPUTS, HIDDEN, HEADS) {
+        let buckets = if version == 1 { 1 } else { word(8) };
+        if (inputs as usize, hidden as usize, heads as usize) != (INPUTS, HIDDEN, HEADS)
+            || (buckets as usize != BUCKETS && buckets != 1)
+        {
             return Err(NetworkError::Shape {
                 inputs,
                 hidden,
                 heads,
+                buckets,
             });
         }
         let (qa, qb, scale) = (word(4), word(5), word(6));
@@ -209,13 +259,14 @@ impl Network {
             1 => Base::Linear,
             other => return Err(NetworkError::Base(other)),
         };
-        if bytes.len() != file_len() {
+        let expected = file_len_of(version, buckets as usize);
+        if bytes.len() != expected {
             return Err(NetworkError::Length {
                 found: bytes.len(),
-                expected: file_len(),
+                expected,
             });
         }
-        let mut at = HEADER_LEN;
+        let mut at = header_len(version);
         let mut read_i16 = |n: usize| {
             let v: Vec<i16> = bytes[at..at + 2 * n]
                 .chunks_exact(2)
@@ -226,11 +277,22 @@ impl Network {
         };
         let ft_weights = read_i16(INPUTS * HIDDEN);
         let ft_bias = read_i16(HIDDEN);
-        let out_weights = read_i16(HEADS * 2 * HIDDEN);
-        let out_bias = bytes[file_len() - 4 * HEADS..]
+        let mut out_weights = read_i16(HEADS * buckets as usize * 2 * HIDDEN);
+        let mut out_bias: Vec<i32> = bytes[expected - 4 * HEADS * buckets as usize..]
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
+        if buckets == 1 {
+            // A version-1 file: every bucket of a head gets the head's one layer.
+            out_weights = out_weights
+                .chunks_exact(2 * HIDDEN)
+                .flat_map(|layer| std::iter::repeat_n(layer, BUCKETS).flatten().copied())
+                .collect();
+            out_bias = out_bias
+                .iter()
+                .flat_map(|&b| std::iter::repeat_n(b, BUCKETS))
+                .collect();
+        }
         Ok(Network {
             base,
             ft_weights,
@@ -252,6 +314,7 @@ impl Network {
             QB as u32,
             SCALE as u32,
             self.base.code(),
+            BUCKETS as u32,
         ] {
             out.extend_from_slice(&w.to_le_bytes());
         }
@@ -277,7 +340,7 @@ impl Network {
         };
         let len = std::fs::metadata(path).map_err(io)?.len();
         // A file of the wrong size is refused before it is read (it may be anything).
-        if len != file_len() as u64 {
+        if len != file_len() as u64 && len != file_len_of(1, 1) as u64 {
             return Err(NetworkError::Length {
                 found: usize::try_from(len).unwrap_or(usize::MAX),
                 expected: file_len(),
@@ -368,13 +431,20 @@ impl Network {
         }
     }
 
-    /// The evaluation in centipawns for `turn` to move, under `rule`'s head.
-    pub fn evaluate(&self, acc: &Accumulator, turn: Color, rule: StalemateRule) -> Score {
-        let head = head(rule);
-        let w = &self.out_weights[head * 2 * HIDDEN..(head + 1) * 2 * HIDDEN];
+    /// The evaluation in centipawns for `turn` to move with `pieces` pieces on the board, under
+    /// `rule`'s head.
+    pub fn evaluate(
+        &self,
+        acc: &Accumulator,
+        turn: Color,
+        rule: StalemateRule,
+        pieces: u32,
+    ) -> Score {
+        let layer = output(rule, pieces);
+        let w = &self.out_weights[layer * 2 * HIDDEN..(layer + 1) * 2 * HIDDEN];
         let sum = kernels::output(&acc.v[turn as usize], &w[..HIDDEN])
             + kernels::output(&acc.v[!turn as usize], &w[HIDDEN..]);
-        let raw = sum / QA as i64 + self.out_bias[head] as i64;
+        let raw = sum / QA as i64 + self.out_bias[layer] as i64;
         let cp = raw * SCALE as i64 / (QA * QB) as i64;
         cp.clamp(-(EVAL_LIMIT as i64), EVAL_LIMIT as i64) as Score
     }
@@ -406,7 +476,7 @@ impl Network {
     pub fn evaluate_board(&self, board: &Board, turn: Color, rule: StalemateRule) -> Score {
         let mut acc = Accumulator::default();
         self.refresh(board, &mut acc);
-        self.evaluate(&acc, turn, rule)
+        self.evaluate(&acc, turn, rule, board.occupied().count() as u32)
     }
 }
 
@@ -501,7 +571,8 @@ impl AccumulatorStack {
             );
             self.computed[p] = true;
         }
-        self.net.evaluate(&self.acc[ply], turn, rule)
+        let pieces = self.boards[ply].occupied().count() as u32;
+        self.net.evaluate(&self.acc[ply], turn, rule, pieces)
     }
 
     pub fn network(&self) -> &Arc<Network> {
@@ -667,6 +738,71 @@ mod tests {
             Network::from_bytes(&other),
             Err(NetworkError::Shape { hidden: 7, .. })
         ));
+    }
+
+    #[test]
+    fn version_one_files_read_with_their_layer_in_every_bucket() {
+        // A file as the builds before output buckets wrote it: one layer a head.
+        let net = random_network(9);
+        let layer = |l: usize| &net.out_weights[l * 2 * HIDDEN..(l + 1) * 2 * HIDDEN];
+        let mut bytes = MAGIC.to_vec();
+        for w in [
+            1,
+            INPUTS,
+            HIDDEN,
+            HEADS,
+            QA as usize,
+            QB as usize,
+            SCALE as usize,
+            1,
+        ] {
+            bytes.extend_from_slice(&(w as u32).to_le_bytes());
+        }
+        let ft = net.ft_weights.iter().chain(&net.ft_bias);
+        let heads = (0..HEADS).flat_map(|h| layer(h * BUCKETS).iter());
+        for v in ft.chain(heads) {
+            bytes.extend_from_slice(&v.to_le_bytes());
+        }
+        for h in 0..HEADS {
+            bytes.extend_from_slice(&net.out_bias[h * BUCKETS].to_le_bytes());
+        }
+        assert_eq!(bytes.len(), file_len_of(1, 1));
+        let old = Network::from_bytes(&bytes).expect("a version-1 file reads");
+        assert_eq!(old.base, Base::Linear);
+        assert_eq!(old.ft_weights, net.ft_weights);
+        for h in 0..HEADS {
+            for b in 0..BUCKETS {
+                let l = h * BUCKETS + b;
+                assert_eq!(
+                    &old.out_weights[l * 2 * HIDDEN..(l + 1) * 2 * HIDDEN],
+                    layer(h * BUCKETS)
+                );
+                assert_eq!(old.out_bias[l], net.out_bias[h * BUCKETS]);
+            }
+        }
+        // Written again, it is a version-2 file that reads back the same.
+        assert_eq!(Network::from_bytes(&old.to_bytes()), Ok(old));
+    }
+
+    #[test]
+    fn buckets_follow_the_number_of_pieces() {
+        let rule = StalemateRule::StalematedSideWins;
+        assert_eq!((bucket(0), bucket(1), bucket(4), bucket(5)), (0, 0, 0, 1));
+        assert_eq!(
+            (bucket(28), bucket(29), bucket(32), bucket(40)),
+            (6, 7, 7, 7)
+        );
+        assert_eq!(output(rule, 32), BUCKETS - 1);
+        assert_eq!(output(StalemateRule::FewerPiecesWins, 1), BUCKETS);
+        // The same neurons read through two buckets' layers give two evaluations.
+        let net = random_network(13);
+        let pos = parse_fen("8/8/8/8/8/8/8/KQRB1k2 w - - 0 1").expect("valid");
+        let mut acc = Accumulator::default();
+        net.refresh(pos.board(), &mut acc);
+        let at = |pieces| net.evaluate(&acc, Color::White, rule, pieces);
+        assert_eq!(at(5), net.evaluate_board(pos.board(), Color::White, rule));
+        assert_eq!(at(5), at(8));
+        assert_ne!(at(4), at(5));
     }
 
     #[test]

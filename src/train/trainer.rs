@@ -21,7 +21,7 @@ use shakmaty::{Color, Position};
 use super::{data::parse_line, Rng};
 use crate::search::{
     eval::{evaluate_with, EvalParams},
-    nnue::{self, Base, Network, HEADS, HIDDEN, INPUTS, QA, QB, SCALE},
+    nnue::{self, Base, Network, HIDDEN, INPUTS, OUTPUTS, QA, QB, SCALE},
 };
 
 /// Parts of a batch whose gradients are summed separately (and so the most threads used).
@@ -198,8 +198,8 @@ impl Params {
         Params {
             ft: vec![0.0; INPUTS * HIDDEN],
             ft_bias: vec![0.0; HIDDEN],
-            out: vec![0.0; HEADS * 2 * HIDDEN],
-            out_bias: vec![0.0; HEADS],
+            out: vec![0.0; OUTPUTS * 2 * HIDDEN],
+            out_bias: vec![0.0; OUTPUTS],
         }
     }
 
@@ -281,9 +281,10 @@ impl Params {
                 *a += w;
             }
         }
-        let head = data.head[i] as usize;
-        let w = &self.out[head * 2 * HIDDEN..(head + 1) * 2 * HIDDEN];
-        let mut out = self.out_bias[head];
+        // The output layer: the head's bucket for the number of pieces.
+        let layer = data.head[i] as usize * nnue::BUCKETS + nnue::bucket(inputs.len() as u32);
+        let w = &self.out[layer * 2 * HIDDEN..(layer + 1) * 2 * HIDDEN];
+        let mut out = self.out_bias[layer];
         if base == Base::Linear {
             out += f32::from(data.linear[i]) / SCALE as f32;
         }
@@ -295,8 +296,8 @@ impl Params {
             return out;
         };
         let g = dloss(out);
-        grad.out_bias[head] += g;
-        let gw = &mut grad.out[head * 2 * HIDDEN..(head + 1) * 2 * HIDDEN];
+        grad.out_bias[layer] += g;
+        let gw = &mut grad.out[layer * 2 * HIDDEN..(layer + 1) * 2 * HIDDEN];
         // Reuse `hidden` for the gradient at the neurons.
         for ((a, w), gw) in hidden.iter_mut().zip(w).zip(gw.iter_mut()) {
             let c = a.clamp(0.0, 1.0);

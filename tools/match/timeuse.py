@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Time use of one engine in a cutechess-cli PGN (move times from its `{score/depth time}` comments).
+
+    tools/match/timeuse.py GAMES.pgn ENGINE BASE_SECONDS INCREMENT_SECONDS
+
+Prints the games, the moves, the mean and longest time a move, the mean time a game, and the
+clock left at the end of each game (base + increment a move - time used), mean and least.
+Standard library only: a fresh machine has python3 but not python-chess.
+"""
+import re
+import sys
+
+
+def main():
+    if len(sys.argv) != 5:
+        print(__doc__.strip(), file=sys.stderr)
+        sys.exit(2)
+    path, who = sys.argv[1], sys.argv[2]
+    try:
+        base, inc = float(sys.argv[3]), float(sys.argv[4])
+        text = open(path, encoding="utf-8").read()
+    except (OSError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    times, longest, left, per_game = [], 0.0, [], []
+    for game in text.split("[Event ")[1:]:
+        tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
+        if who not in (tags.get("White"), tags.get("Black")) or "\n\n" not in game:
+            continue
+        fen = tags.get("FEN")
+        first = "w" if not fen or len(fen.split()) < 2 else fen.split()[1]
+        mover = tags["White"] if first == "w" else tags["Black"]
+        body = game.split("\n\n", 1)[1]
+        plies = [float(t) for t in re.findall(r"\{[^}]*?([0-9.]+)s[,}]", body)]
+        mine = [t for i, t in enumerate(plies) if (i % 2 == 0) == (mover == who)]
+        if not mine:
+            continue
+        times += mine
+        longest = max(longest, max(mine))
+        per_game.append(sum(mine))
+        left.append(base + inc * len(mine) - sum(mine))
+    if not times:
+        print(f"error: no timed moves of {who} in {path}", file=sys.stderr)
+        sys.exit(2)
+    print(
+        f"{who}: {len(per_game)} games, {len(times)} moves, "
+        f"mean {sum(times) / len(times):.3f} s a move, longest {longest:.2f} s, "
+        f"mean {sum(per_game) / len(per_game):.1f} s a game, clock left at the end: "
+        f"mean {sum(left) / len(left):.2f} s, least {min(left):.2f} s"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -205,7 +205,14 @@ pub fn bucket(pieces: u32) -> usize {
 /// The output layer a position of `pieces` pieces reads under `rule`.
 #[inline]
 pub fn output(rule: StalemateRule, pieces: u32) -> usize {
-    head(rule) * BUCKETS + bucket(pieces)
+    head_output(head(rule), pieces)
+}
+
+/// The output layer of head `head` for a position of `pieces` pieces (the trainer keeps heads,
+/// not conventions).
+#[inline]
+pub fn head_output(head: usize, pieces: u32) -> usize {
+    head * BUCKETS + bucket(pieces)
 }
 
 impl Network {
@@ -239,9 +246,11 @@ impl Network {
             });
         }
         let (inputs, hidden, heads) = (word(1), word(2), word(3));
+        // Version 1 has one layer a head; version 2 must have this build's buckets (the only
+        // lengths `load` lets through).
         let buckets = if version == 1 { 1 } else { word(8) };
         if (inputs as usize, hidden as usize, heads as usize) != (INPUTS, HIDDEN, HEADS)
-            || (buckets as usize != BUCKETS && buckets != 1)
+            || (version != 1 && buckets as usize != BUCKETS)
         {
             return Err(NetworkError::Shape {
                 inputs,
@@ -282,7 +291,7 @@ impl Network {
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect();
-        if buckets == 1 {
+        if version == 1 {
             // A version-1 file: every bucket of a head gets the head's one layer.
             out_weights = out_weights
                 .chunks_exact(2 * HIDDEN)
@@ -731,6 +740,12 @@ mod tests {
         assert!(matches!(
             Network::from_bytes(&short),
             Err(NetworkError::Length { .. })
+        ));
+        let mut one_bucket = bytes.clone();
+        one_bucket[40..44].copy_from_slice(&1u32.to_le_bytes()); // buckets = 1 in version 2
+        assert!(matches!(
+            Network::from_bytes(&one_bucket),
+            Err(NetworkError::Shape { buckets: 1, .. })
         ));
         let mut other = bytes;
         other[16..20].copy_from_slice(&7u32.to_le_bytes()); // hidden = 7

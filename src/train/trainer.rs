@@ -281,8 +281,7 @@ impl Params {
                 *a += w;
             }
         }
-        // The output layer: the head's bucket for the number of pieces.
-        let layer = data.head[i] as usize * nnue::BUCKETS + nnue::bucket(inputs.len() as u32);
+        let layer = nnue::head_output(data.head[i] as usize, inputs.len() as u32);
         let w = &self.out[layer * 2 * HIDDEN..(layer + 1) * 2 * HIDDEN];
         let mut out = self.out_bias[layer];
         if base == Base::Linear {

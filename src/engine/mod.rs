@@ -23,7 +23,9 @@
 //!
 //! `Threads` > 1 runs Lazy SMP: helper threads search the same root with their own move ordering
 //! state (a copy of the game's statistics, not handed back) and share only the transposition
-//! table; the main thread alone reports and decides. Only a single-threaded search is
+//! table; helpers skip depths, each in its own pattern, so that they fill the table ahead of the
+//! main thread instead of beside it (`search::iterative`); the main thread alone reports and
+//! decides. Only a single-threaded search is
 //! deterministic.
 
 pub mod analyser;
@@ -686,6 +688,7 @@ fn run_alpha_beta(
         multipv: request.multipv,
         move_overhead: request.move_overhead,
         helper: false,
+        helper_index: 0,
         tablebases: request.tablebases.as_deref(),
         probe_limit: request.probe_limit,
         rule50: request.rule50,
@@ -702,17 +705,20 @@ fn run_alpha_beta(
         searchmoves: limits.searchmoves.clone(),
         ..SearchLimits::default()
     };
-    let helper_params = SearchParams {
-        multipv: 1,
-        helper: true,
-        ..params.clone()
-    };
+    let helper_params: Vec<SearchParams> = (1..=helpers)
+        .map(|index| SearchParams {
+            multipv: 1,
+            helper: true,
+            helper_index: index,
+            ..params.clone()
+        })
+        .collect();
     thread::scope(|scope| {
-        for started in 0..helpers {
+        for (started, helper_params) in helper_params.iter().enumerate() {
             let spawned = thread::Builder::new().spawn_scoped(scope, || {
                 search::search(
                     &request.position,
-                    &helper_params,
+                    helper_params,
                     &helper_limits,
                     tt,
                     &helper_control,

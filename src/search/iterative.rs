@@ -43,6 +43,9 @@ pub struct SearchParams<'a> {
     pub move_overhead: Duration,
     /// A Lazy SMP helper: shares the table with the main search and does not age it.
     pub helper: bool,
+    /// Which helper (1, 2, ...; 0 for the main search): helpers skip some depths, each in its own
+    /// pattern (`skips_depth`), so that they run ahead of the main search instead of beside it.
+    pub helper_index: usize,
     pub tablebases: Option<&'a Tablebases>,
     /// Probe positions with at most this many pieces.
     pub probe_limit: usize,
@@ -66,6 +69,7 @@ impl<'a> SearchParams<'a> {
             multipv: 1,
             move_overhead: Duration::ZERO,
             helper: false,
+            helper_index: 0,
             tablebases: None,
             probe_limit: 0,
             rule50: true,
@@ -229,6 +233,9 @@ pub fn search(
     let mut stable_iterations = 0u32;
 
     for depth in 1..=max_depth {
+        if params.helper && skips_depth(params.helper_index, depth) && depth < max_depth {
+            continue;
+        }
         ctx.root_depth = depth;
         let snapshot = root_moves.clone();
         for rm in &mut root_moves {
@@ -323,6 +330,22 @@ pub fn search(
         nodes: ctx.nodes,
         pv: best.pv.clone(),
     }
+}
+
+/// Lazy SMP depth staggering (the pattern Stockfish used before its threads learnt to vote):
+/// helper `i` searches depths in runs of `SKIP_SIZE[i]`, offset by `SKIP_PHASE[i]`, skipping
+/// every other run. Helper 1 searches the odd depths only, so while the main search completes
+/// depth d it fills the table at depth d + 1; more helpers spread over wider patterns.
+const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+
+/// Whether helper `index` leaves out `depth` (never the main search, index 0).
+fn skips_depth(index: usize, depth: i32) -> bool {
+    if index == 0 {
+        return false;
+    }
+    let i = index % SKIP_SIZE.len();
+    ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 != 0
 }
 
 /// Half-width of the first aspiration window, in centipawns.
@@ -510,6 +533,19 @@ fn report(
 mod tests {
     use super::*;
     use crate::{rules::parse_fen, search::SilentReporter};
+
+    #[test]
+    fn helpers_stagger_their_depths() {
+        let searched = |index| {
+            (1..=8)
+                .filter(|&d| !skips_depth(index, d))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(searched(0), (1..=8).collect::<Vec<_>>());
+        assert_eq!(searched(1), vec![1, 3, 5, 7]);
+        assert_eq!(searched(2), vec![1, 4, 5, 8]);
+        assert_eq!(searched(3), vec![3, 4, 7, 8]);
+    }
 
     fn search_with(pos: &Antichess, shared: Option<&Mutex<Heuristics>>, helper: bool) -> u64 {
         let history = [hash::key(pos)];

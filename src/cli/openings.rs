@@ -10,8 +10,8 @@ use std::{collections::HashSet, io::Write, path::PathBuf, sync::Mutex};
 
 use super::{create_output, RulesArgs, EXIT_BAD_INPUT};
 use crate::{
-    engine::{proven::ProvenPositions, run_search, SearchRequest},
-    proof::book::ProofBook,
+    engine::{run_search, SearchRequest},
+    proof::{book::ProofBook, memory::ProofMemory},
     rules::{hash, notation, Game},
     search::{
         mate_moves, tt::TranspositionTable, Heuristics, SearchControl, SearchLimits, SilentReporter,
@@ -129,7 +129,7 @@ pub fn run(args: &OpeningsArgs) -> u8 {
         let result = run_search(
             &request,
             &tt,
-            &Mutex::new(ProvenPositions::default()),
+            &Mutex::new(ProofMemory::default()),
             &Mutex::new(Heuristics::default()),
             &SearchControl::default(),
             &SilentReporter,

@@ -7,7 +7,8 @@ use std::{sync::Mutex, time::Duration};
 
 use shakmaty::Move;
 
-use super::{proven::ProvenPositions, run_search, SearchRequest};
+use super::{run_search, SearchRequest};
+use crate::proof::memory::ProofMemory;
 use crate::{
     memory::AllocError,
     search::{tt::TranspositionTable, Heuristics, Reporter, Score, SearchControl, SearchInfo},
@@ -54,7 +55,7 @@ impl Reporter for Collect {
 
 pub struct Analyser {
     tt: TranspositionTable,
-    proven: Mutex<ProvenPositions>,
+    proven: Mutex<ProofMemory>,
     heuristics: Mutex<Heuristics>,
 }
 

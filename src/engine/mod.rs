@@ -7,8 +7,8 @@
 //! before it does.
 //!
 //! What is already proven comes first and costs no search: a position of a book of proofs
-//! (`proof::book`), then a position of a proof found earlier in the game (`proven`), is answered at
-//! once with its mate score (a table win's score where the proof ends in table leaves). A game
+//! (`proof::book`), then a position of a proof found earlier in the game (`proof::memory`, the same
+//! book form, answered the same way), is answered at once with its mate score (a table win's score where the proof ends in table leaves). A game
 //! already over by the rules gets no proven answer, and neither does a position whose proof the
 //! game's history could spoil (`proof::history`). Unless turned off, a root proof scan
 //! (`proof_scan`) then gets a third of the time (at most two seconds without a game clock): a
@@ -30,7 +30,6 @@
 
 pub mod analyser;
 pub mod proof_scan;
-pub mod proven;
 pub mod settings;
 pub mod skill;
 
@@ -41,13 +40,12 @@ use std::{
 };
 
 use crossbeam_channel::Sender;
-use proven::{ProvenNode, ProvenPositions};
 use shakmaty::{variant::Antichess, Move, Position};
 use skill::Skill;
 
 use crate::{
     memory::AllocError,
-    proof::{book::ProofBook, history, Distance, ProofLimits},
+    proof::{book::ProofBook, memory::ProofMemory, Distance, ProofLimits},
     rules::{game, hash, Game, StalemateRule},
     search::{
         self,
@@ -122,7 +120,7 @@ struct Running {
 pub struct Engine {
     tt: Arc<TranspositionTable>,
     /// Positions proved by earlier searches of this game.
-    proven: Arc<Mutex<ProvenPositions>>,
+    proven: Arc<Mutex<ProofMemory>>,
     /// The move-ordering statistics of this game's searches.
     heuristics: Arc<Mutex<Heuristics>>,
     running: Option<Running>,
@@ -345,48 +343,33 @@ fn proven_result(
     }
 }
 
-/// Answers from the positions proved earlier, if the root is one: as the winner with the
-/// proof's move, as the loser only when the move is forced (with a choice it searches, to
-/// resist as long as it can).
+/// Answers from the positions proved earlier in the game, if the root is one, as a book
+/// position is answered: as the winner with the proof's move, as the loser (every reply leads
+/// into the remembered proofs) with the longest resistance.
 fn remembered(
     request: &SearchRequest,
-    proven: &Mutex<ProvenPositions>,
+    proven: &Mutex<ProofMemory>,
     started: Instant,
     tt: &TranspositionTable,
     reporter: &dyn Reporter,
 ) -> Option<SearchResult> {
-    let memory = proven.lock().ok()?;
-    let pos = &request.position;
-    let node = memory.lookup(pos, request.rule)?;
-    // The proof must hold in this game: the loser may not steer into a position played before.
-    let repeats = history::may_repeat(pos, request.rule, node.winner, &request.history, |p| {
-        memory.lookup(p, request.rule).and_then(|n| n.best)
-    });
-    if repeats {
+    if request.multipv > 1 {
         return None;
     }
-    let legal = pos.legal_moves();
-    let (wins, first) = if node.winner == pos.turn() {
-        let best = node
-            .best
-            .filter(|m| legal.contains(m) && request.limits.allows(m))?;
-        if request.multipv > 1 {
-            return None;
-        }
-        reporter.message(&format!(
-            "proof: forced win, {} (proved earlier)",
-            plies_text(node.distance)
-        ));
-        (true, best)
-    } else if let [only] = legal.as_slice() {
-        (false, *only)
-    } else {
-        return None;
-    };
-    let line = memory.line(pos, request.rule, first, node.distance.plies as usize);
+    let memory = proven.lock().ok()?;
+    let pos = &request.position;
+    let answer = memory
+        .answer(pos, request.rule, &request.history)
+        .filter(|a| request.limits.allows(&a.hit.best))?;
+    reporter.message(&format!(
+        "proof: forced {}, {} (proved earlier)",
+        if answer.wins { "win" } else { "loss" },
+        plies_text(answer.hit.distance)
+    ));
+    let line = memory.line(pos, answer.hit.distance.plies as usize);
     Some(proven_result(
-        wins,
-        node.distance,
+        answer.wins,
+        answer.hit.distance,
         line,
         0,
         started,
@@ -469,7 +452,7 @@ fn worth_scanning(request: &SearchRequest, tt: &TranspositionTable) -> bool {
 pub fn run_search(
     request: &SearchRequest,
     tt: &TranspositionTable,
-    proven: &Mutex<ProvenPositions>,
+    proven: &Mutex<ProofMemory>,
     heuristics: &Mutex<Heuristics>,
     control: &SearchControl,
     reporter: &dyn Reporter,
@@ -524,15 +507,7 @@ pub fn run_search(
             memory.learn(proof);
         }
         if let Some(win) = &scan.win {
-            memory.remember(
-                &request.position,
-                request.rule,
-                ProvenNode {
-                    winner: request.position.turn(),
-                    best: Some(win.best),
-                    distance: win.distance,
-                },
-            );
+            memory.remember_win(&request.position, request.rule, win.best, win.distance);
         }
     }
     if let Some(win) = scan.win {
@@ -563,10 +538,12 @@ pub fn run_search(
             "proof: forced move into a proven loss, {}",
             plies_text(loss)
         ));
-        let line = proven
-            .lock()
-            .map(|memory| memory.line(&request.position, request.rule, *only, loss.plies as usize))
-            .unwrap_or_else(|_| vec![*only]);
+        let mut after = request.position.clone();
+        after.play_unchecked(*only);
+        let mut line = vec![*only];
+        if let Ok(memory) = proven.lock() {
+            line.extend(memory.line(&after, (loss.plies as usize).saturating_sub(1)));
+        }
         return proven_result(false, loss, line, scan.nodes, started, tt, reporter);
     }
     // Time the scan took from the engine's own clock: none while it pondered.

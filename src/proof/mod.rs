@@ -5,7 +5,8 @@
 //! search and writes it in the proof file format; `verify` re-checks such a file from scratch with
 //! the rules layer alone. `store` keeps a proof too big for one run in a database (SQLite or
 //! PostgreSQL) as a job-level search whose jobs (`job`) are df-pn runs within a budget; `book`
-//! compiles verified proofs into the engine; `history` tells whether a proof still holds in a game
+//! compiles verified proofs into the engine, and `memory` keeps the proofs a game finds in the
+//! same form, answered by the same walks; `history` tells whether a proof still holds in a game
 //! whose history the loser could repeat.
 //!
 //! Soundness does not rest on the search. Draws (repetition on the path, fifty moves, dead
@@ -20,6 +21,7 @@ pub mod dfpn;
 pub mod history;
 pub mod job;
 pub mod known;
+pub mod memory;
 pub mod store;
 pub mod table;
 pub mod tree;

@@ -271,6 +271,30 @@ impl ProofBook {
         })
     }
 
+    /// A book of one position: its side to move wins with `best`, proved to reach `distance`
+    /// (a root whose win the prover found through a child's proof).
+    pub fn from_win(
+        pos: &Antichess,
+        rule: StalemateRule,
+        best: Move,
+        distance: Distance,
+    ) -> ProofBook {
+        let mut e = [0; ENTRY_BYTES];
+        e[..8].copy_from_slice(&polyglot_key(pos).to_le_bytes());
+        e[8..10].copy_from_slice(&pack(best).to_le_bytes());
+        e[10..].copy_from_slice(&distance_bits(distance).to_le_bytes());
+        ProofBook {
+            rule,
+            version: VERSION,
+            fill_nodes: 0,
+            roots: vec![BookRoot {
+                fen: to_fen(pos),
+                winner: pos.turn(),
+            }],
+            entries: vec![e],
+        }
+    }
+
     pub fn from_bytes(bytes: &[u8]) -> Result<ProofBook, BookError> {
         let mut c = Cursor { bytes, at: 0 };
         if c.take(8)? != MAGIC {

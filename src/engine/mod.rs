@@ -45,7 +45,11 @@ use skill::Skill;
 
 use crate::{
     memory::AllocError,
-    proof::{book::ProofBook, memory::ProofMemory, Distance, ProofLimits},
+    proof::{
+        book::{BookAnswer, ProofBook},
+        memory::ProofMemory,
+        Distance, ProofLimits,
+    },
     rules::{game, hash, Game, StalemateRule},
     search::{
         self,
@@ -344,8 +348,7 @@ fn proven_result(
 }
 
 /// Answers from the positions proved earlier in the game, if the root is one, as a book
-/// position is answered: as the winner with the proof's move, as the loser (every reply leads
-/// into the remembered proofs) with the longest resistance.
+/// position is answered (`answer_from_book`).
 fn remembered(
     request: &SearchRequest,
     proven: &Mutex<ProofMemory>,
@@ -353,20 +356,54 @@ fn remembered(
     tt: &TranspositionTable,
     reporter: &dyn Reporter,
 ) -> Option<SearchResult> {
+    let memory = proven.lock().ok()?;
+    answer_from_book(memory.book()?, request, started, tt, reporter, |answer| {
+        format!(
+            "proof: forced {}, {} (proved earlier)",
+            if answer.wins { "win" } else { "loss" },
+            plies_text(answer.hit.distance)
+        )
+    })
+}
+
+/// Answers from the books of proofs, if the root is in one (`answer_from_book`).
+fn from_books(
+    request: &SearchRequest,
+    started: Instant,
+    tt: &TranspositionTable,
+    reporter: &dyn Reporter,
+) -> Option<SearchResult> {
+    request.books.iter().find_map(|book| {
+        answer_from_book(book, request, started, tt, reporter, |answer| {
+            if answer.wins {
+                "book: proven win".to_string()
+            } else {
+                "book: proven loss; the longest resistance".to_string()
+            }
+        })
+    })
+}
+
+/// Answers from one book of proofs, if the root is in it: as the winner with the book's move and
+/// mate count, as the loser (every reply leads into the book) with the longest resistance; says
+/// `message` of the answer first. Not with several lines asked for.
+fn answer_from_book(
+    book: &ProofBook,
+    request: &SearchRequest,
+    started: Instant,
+    tt: &TranspositionTable,
+    reporter: &dyn Reporter,
+    message: impl Fn(&BookAnswer) -> String,
+) -> Option<SearchResult> {
     if request.multipv > 1 {
         return None;
     }
-    let memory = proven.lock().ok()?;
     let pos = &request.position;
-    let answer = memory
+    let answer = book
         .answer(pos, request.rule, &request.history)
         .filter(|a| request.limits.allows(&a.hit.best))?;
-    reporter.message(&format!(
-        "proof: forced {}, {} (proved earlier)",
-        if answer.wins { "win" } else { "loss" },
-        plies_text(answer.hit.distance)
-    ));
-    let line = memory.line(pos, answer.hit.distance.plies as usize);
+    reporter.message(&message(&answer));
+    let line = book.line(pos, answer.hit.distance.plies as usize);
     Some(proven_result(
         answer.wins,
         answer.hit.distance,
@@ -376,44 +413,6 @@ fn remembered(
         tt,
         reporter,
     ))
-}
-
-/// Answers from the books of proofs, if the root is in one: as the winner with the book's move
-/// and mate count, as the loser (every reply leads into the book) with the longest resistance.
-fn from_books(
-    request: &SearchRequest,
-    started: Instant,
-    tt: &TranspositionTable,
-    reporter: &dyn Reporter,
-) -> Option<SearchResult> {
-    if request.multipv > 1 {
-        return None;
-    }
-    let pos = &request.position;
-    for book in &request.books {
-        let Some(answer) = book
-            .answer(pos, request.rule, &request.history)
-            .filter(|a| request.limits.allows(&a.hit.best))
-        else {
-            continue;
-        };
-        reporter.message(if answer.wins {
-            "book: proven win"
-        } else {
-            "book: proven loss; the longest resistance"
-        });
-        let line = book.line(pos, answer.hit.distance.plies as usize);
-        return Some(proven_result(
-            answer.wins,
-            answer.hit.distance,
-            line,
-            0,
-            started,
-            tt,
-            reporter,
-        ));
-    }
-    None
 }
 
 /// "N plies", or "N plies to the tables" for a proof that ends in table leaves.
@@ -542,7 +541,9 @@ pub fn run_search(
         after.play_unchecked(*only);
         let mut line = vec![*only];
         if let Ok(memory) = proven.lock() {
-            line.extend(memory.line(&after, (loss.plies as usize).saturating_sub(1)));
+            if let Some(book) = memory.book() {
+                line.extend(book.line(&after, (loss.plies as usize).saturating_sub(1)));
+            }
         }
         return proven_result(false, loss, line, scan.nodes, started, tt, reporter);
     }

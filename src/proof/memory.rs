@@ -13,11 +13,7 @@
 
 use shakmaty::{variant::Antichess, Move};
 
-use super::{
-    book::{BookAnswer, ProofBook},
-    tree::ProofTree,
-    Distance,
-};
+use super::{book::ProofBook, tree::ProofTree, Distance};
 use crate::rules::StalemateRule;
 
 /// Above this many remembered positions the memory starts afresh (12 MB).
@@ -74,22 +70,10 @@ impl ProofMemory {
         self.len() == 0
     }
 
-    /// What the session's proofs say of `pos` in a game whose positions so far are `history`
-    /// (as `ProofBook::answer`: a win with its move, or a loss with the longest resistance).
-    pub fn answer(
-        &self,
-        pos: &Antichess,
-        rule: StalemateRule,
-        history: &[u64],
-    ) -> Option<BookAnswer> {
-        self.book.as_ref()?.answer(pos, rule, history)
-    }
-
-    /// The main line from `pos` (as `ProofBook::line`).
-    pub fn line(&self, pos: &Antichess, max_plies: usize) -> Vec<Move> {
-        self.book
-            .as_ref()
-            .map_or_else(Vec::new, |b| b.line(pos, max_plies))
+    /// The session's proofs as a book, answered and walked as any book of proofs is
+    /// (`ProofBook::answer`, `ProofBook::line`); none before the first proof.
+    pub fn book(&self) -> Option<&ProofBook> {
+        self.book.as_ref()
     }
 }
 
@@ -97,7 +81,7 @@ impl ProofMemory {
 mod tests {
     use super::*;
     use crate::{
-        proof::{dfpn::prove, ProofLimits, ProofOutcome},
+        proof::book::tests::{study_proof, STUDY},
         rules::{hash, notation::parse_fen},
     };
     use shakmaty::Position;
@@ -106,36 +90,18 @@ mod tests {
         m.to_uci(shakmaty::CastlingMode::Standard).to_string()
     }
 
-    /// Törngren's study: White to move wins with 1.h3.
-    const TORNGREN: &str = "8/8/p7/8/8/8/7P/8 w - - 0 1";
-
-    fn proof_of(fen: &str) -> ProofTree {
-        let pos = parse_fen(fen).expect("a legal FEN");
-        let report = prove(
-            &pos,
-            StalemateRule::default(),
-            &[],
-            &ProofLimits::default(),
-            None,
-            None,
-        )
-        .expect("memory for the table");
-        match report.outcome {
-            ProofOutcome::Win { proof, .. } => proof,
-            other => panic!("not proved: {other:?}"),
-        }
-    }
-
     #[test]
     fn a_learnt_proof_answers_its_positions_like_a_book() {
-        let proof = proof_of(TORNGREN);
+        let proof = study_proof();
         let mut memory = ProofMemory::default();
         assert!(memory.is_empty());
+        assert!(memory.book().is_none());
         memory.learn(&proof);
         assert!(!memory.is_empty());
-        let pos = parse_fen(TORNGREN).expect("a legal FEN");
+        let book = memory.book().expect("a proof learnt");
+        let pos = parse_fen(STUDY).expect("a legal FEN");
         let rule = StalemateRule::default();
-        let answer = memory
+        let answer = book
             .answer(&pos, rule, &[hash::key(&pos)])
             .expect("the root is remembered");
         assert!(answer.wins);
@@ -143,25 +109,25 @@ mod tests {
         // The loser's side of the same proof: after 1.h3 Black is answered with a loss.
         let mut after = pos.clone();
         after.play_unchecked(answer.hit.best);
-        let loss = memory
+        let loss = book
             .answer(&after, rule, &[])
             .expect("the reply is remembered");
         assert!(!loss.wins);
         // The line walks the proof to its end.
-        let line = memory.line(&pos, 100);
+        let line = book.line(&pos, 100);
         assert_eq!(line.first(), Some(&answer.hit.best));
         assert!(line.len() > 4);
         // Not under another rule.
-        assert!(memory
+        assert!(book
             .answer(&pos, StalemateRule::FewerPiecesWins, &[])
             .is_none());
     }
 
     #[test]
     fn a_proof_under_another_rule_starts_afresh() {
-        let pos = parse_fen(TORNGREN).expect("a legal FEN");
+        let pos = parse_fen(STUDY).expect("a legal FEN");
         let mut memory = ProofMemory::default();
-        memory.learn(&proof_of(TORNGREN));
+        memory.learn(&study_proof());
         let before = memory.len();
         assert!(before > 1);
         let best = pos
@@ -176,7 +142,8 @@ mod tests {
         };
         memory.remember_win(&pos, StalemateRule::Draw, best, distance);
         assert_eq!(memory.len(), 1);
-        assert!(memory.answer(&pos, StalemateRule::Draw, &[]).is_some());
-        assert!(memory.answer(&pos, StalemateRule::default(), &[]).is_none());
+        let book = memory.book().expect("a win remembered");
+        assert!(book.answer(&pos, StalemateRule::Draw, &[]).is_some());
+        assert!(book.answer(&pos, StalemateRule::default(), &[]).is_none());
     }
 }

@@ -785,12 +785,16 @@ impl ProofBook {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::proof::{prove, verify::verify, ProofLimits, ProofOutcome};
 
-    fn study_book() -> ProofBook {
-        let pos = notation::parse_fen("8/8/p7/8/8/8/7P/8 w - - 0 1").expect("valid");
+    /// Törngren's study (White to move wins with 1.h3).
+    pub(crate) const STUDY: &str = "8/8/p7/8/8/8/7P/8 w - - 0 1";
+
+    /// The proof of Törngren's study.
+    pub(crate) fn study_proof() -> ProofTree {
+        let pos = notation::parse_fen(STUDY).expect("valid");
         let report = prove(
             &pos,
             StalemateRule::default(),
@@ -803,7 +807,11 @@ mod tests {
         let ProofOutcome::Win { proof, .. } = report.outcome else {
             panic!("the study is a win");
         };
-        ProofBook::from_proofs(&[proof]).expect("one rule")
+        proof
+    }
+
+    fn study_book() -> ProofBook {
+        ProofBook::from_proofs(&[study_proof()]).expect("one rule")
     }
 
     #[test]

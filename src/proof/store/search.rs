@@ -265,13 +265,13 @@ impl Descent<'_> {
                         .unwrap_or(PN_INFINITY);
                     let thresholds = if attacker {
                         (
-                            th_pn.min(widened(second)).max(add(link.pn, 1)),
+                            th_pn.min(widened(second, true)).max(add(link.pn, 1)),
                             share(th_dn, dn, link.dn),
                         )
                     } else {
                         (
                             share(th_pn, pn, link.pn),
-                            th_dn.min(widened(second)).max(add(link.dn, 1)),
+                            th_dn.min(widened(second, false)).max(add(link.dn, 1)),
                         )
                     };
                     path.push(link.mv.clone());

@@ -4,7 +4,10 @@
     tools/match/timeuse.py GAMES.pgn ENGINE BASE_SECONDS INCREMENT_SECONDS
 
 Prints the games, the moves, the mean and longest time a move, the mean time a game, and the
-clock left at the end of each game (base + increment a move - time used), mean and least.
+clock left at the end of each game (base + increment a move - time used), mean and least; then
+the clock left when the engine's own score first said the game was decided (a mate score or at
+least 5.00 either way; the end for games never decided): a proven game is played out at once, so
+the clock left at the end overstates what was left while the game was still open.
 Standard library only: a fresh machine has python3 but not python-chess.
 """
 import re
@@ -22,7 +25,7 @@ def main():
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
-    times, longest, left, per_game = [], 0.0, [], []
+    times, longest, left, per_game, at_decision = [], 0.0, [], [], []
     for game in text.split("[Event ")[1:]:
         tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
         if who not in (tags.get("White"), tags.get("Black")) or "\n\n" not in game:
@@ -31,10 +34,17 @@ def main():
         first = "w" if not fen or len(fen.split()) < 2 else fen.split()[1]
         mover = tags["White"] if first == "w" else tags["Black"]
         body = game.split("\n\n", 1)[1]
-        plies = [float(t) for t in re.findall(r"\{[^}]*?([0-9.]+)s[,}]", body)]
-        mine = [t for i, t in enumerate(plies) if (i % 2 == 0) == (mover == who)]
+        comments = re.findall(r"\{([^}]*?)([0-9.]+)s[,}]", body)
+        ours = [c for i, c in enumerate(comments) if (i % 2 == 0) == (mover == who)]
+        mine = [float(t) for _, t in ours]
         if not mine:
             continue
+        used = 0.0
+        for k, (head, t) in enumerate(ours):
+            used += float(t)
+            if decided(head):
+                break
+        at_decision.append(base + inc * (k + 1) - used)
         times += mine
         longest = max(longest, max(mine))
         per_game.append(sum(mine))
@@ -46,8 +56,18 @@ def main():
         f"{who}: {len(per_game)} games, {len(times)} moves, "
         f"mean {sum(times) / len(times):.3f} s a move, longest {longest:.2f} s, "
         f"mean {sum(per_game) / len(per_game):.1f} s a game, clock left at the end: "
-        f"mean {sum(left) / len(left):.2f} s, least {min(left):.2f} s"
+        f"mean {sum(left) / len(left):.2f} s, least {min(left):.2f} s; "
+        f"when decided: mean {sum(at_decision) / len(at_decision):.2f} s, "
+        f"least {min(at_decision):.2f} s"
     )
+
+
+def decided(head):
+    """Whether a move's comment (`+1.17/13 `, `-M36/25 `) gives a mate or at least 5.00."""
+    score = re.match(r"\s*([+-]?)(M?)([0-9.]+)/", head)
+    if not score:
+        return False
+    return score.group(2) == "M" or float(score.group(3)) >= 5.0
 
 
 if __name__ == "__main__":

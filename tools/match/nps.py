@@ -55,7 +55,7 @@ def main():
     if len(sys.argv) < 6:
         print(__doc__.strip(), file=sys.stderr)
         sys.exit(2)
-    variant, millis, epd, count, engines = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+    variant, millis, epd, count, *engines = sys.argv[1:]
     try:
         millis, count = int(millis), int(count)
         lines = [l.split() for l in open(epd, encoding="utf-8") if l.strip()]

@@ -370,7 +370,12 @@ impl SearchContext<'_> {
             }
             let mut child = pos.clone();
             child.play_unchecked(m);
-            self.keys.push(hash::key_after(pos, key, m, &child));
+            let child_key = hash::key_after(pos, key, m, &child);
+            if depth > 1 {
+                // The child will probe the table after generating its moves.
+                self.tt.prefetch(child_key);
+            }
+            self.keys.push(child_key);
             self.played[ply] = Some((m.role(), m.to()));
             let extension = if Some(m) == tt_move { tt_extension } else { 0 };
             self.double_extensions[ply + 1] =

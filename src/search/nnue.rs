@@ -16,9 +16,9 @@
 //! and minus a few weight rows. [`AccumulatorStack`] keeps one per ply and computes them lazily,
 //! only for the nodes that are evaluated, from the nearest computed ancestor.
 //!
-//! The loops are plain Rust, written so the compiler vectorises them; they are compiled twice, once
-//! for AVX2, and the AVX2 copy is chosen at run time when the CPU has it (the binary still runs on
-//! any x86-64, or any other target).
+//! The loops (`kernels`) are compiled twice, once for AVX2, and the AVX2 copy is chosen at run
+//! time when the CPU has it (the binary still runs on any x86-64, or any other target). A quiet
+//! move's or a capture's update is one pass over the neurons.
 //!
 //! A network may be trained on top of the hand-made linear evaluation (`Base::Linear`): it then
 //! learns only a correction, and the evaluation is the sum of the two.
@@ -29,7 +29,9 @@
 //! (head-major, then bucket, side to move's neurons first), `i32` output biases (the same order),
 //! and nothing after. `train::trainer` writes version 2. A version-1 file (one output layer per
 //! head, the networks before buckets) is read with its layer copied into every bucket, so it
-//! evaluates exactly as it did.
+//! evaluates exactly as it did. A file with fewer neurons than `HIDDEN` is read widened with dead
+//! neurons (zero weights in and out), so it too evaluates exactly as it did; `HIDDEN` can be
+//! raised for an experiment and a wider network fine-tuned from today's (see `nets/README.md`).
 //!
 //! The engine embeds two networks (`Networks`): `nets/syotti.nnue` for antichess and the
 //! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide games,
@@ -118,7 +120,7 @@ pub enum NetworkError {
     Magic,
     #[error("network format version {0}, this build reads versions 1 and {FORMAT_VERSION}")]
     Version(u32),
-    #[error("network shape {inputs}x{hidden}x{heads}x{buckets}, this build needs {INPUTS}x{HIDDEN}x{HEADS}x{BUCKETS}")]
+    #[error("network shape {inputs}x{hidden}x{heads}x{buckets}, this build needs {INPUTS}x(1 to {HIDDEN})x{HEADS}x{BUCKETS}")]
     Shape {
         inputs: u32,
         hidden: u32,
@@ -183,16 +185,29 @@ const fn header_len(version: u32) -> usize {
     }
 }
 
-/// The length of a file of `version` with this build's shape (`buckets` output layers a head).
-const fn file_len_of(version: u32, buckets: usize) -> usize {
+/// The length of a file of `version` with `hidden` neurons a side and `buckets` output layers a
+/// head (the other sizes are this build's).
+const fn file_len_of(version: u32, hidden: usize, buckets: usize) -> usize {
     header_len(version)
-        + 2 * (INPUTS * HIDDEN + HIDDEN + HEADS * buckets * 2 * HIDDEN)
+        + 2 * (INPUTS * hidden + hidden + HEADS * buckets * 2 * hidden)
         + 4 * HEADS * buckets
 }
 
 /// The length of the file this build writes.
 pub const fn file_len() -> usize {
-    file_len_of(FORMAT_VERSION, BUCKETS)
+    file_len_of(FORMAT_VERSION, HIDDEN, BUCKETS)
+}
+
+/// `values` cut into runs of `from`, each padded with zeros to `to` (`to >= from`): how a
+/// narrower network's weights take this build's width.
+fn widen(values: Vec<i16>, from: usize, to: usize) -> Vec<i16> {
+    if from == to {
+        return values;
+    }
+    values
+        .chunks_exact(from)
+        .flat_map(|run| run.iter().copied().chain(std::iter::repeat_n(0, to - from)))
+        .collect()
 }
 
 /// The output bucket of a position with `pieces` pieces on the board: 1–4 pieces bucket 0, 5–8
@@ -247,9 +262,11 @@ impl Network {
         }
         let (inputs, hidden, heads) = (word(1), word(2), word(3));
         // Version 1 has one layer a head; version 2 must have this build's buckets (the only
-        // lengths `load` lets through).
+        // lengths `load` lets through). A file may have fewer neurons than this build: it is
+        // widened with neurons that are always zero (see below).
         let buckets = if version == 1 { 1 } else { word(8) };
-        if (inputs as usize, hidden as usize, heads as usize) != (INPUTS, HIDDEN, HEADS)
+        if (inputs as usize, heads as usize) != (INPUTS, HEADS)
+            || !(1..=HIDDEN).contains(&(hidden as usize))
             || (version != 1 && buckets as usize != BUCKETS)
         {
             return Err(NetworkError::Shape {
@@ -268,7 +285,7 @@ impl Network {
             1 => Base::Linear,
             other => return Err(NetworkError::Base(other)),
         };
-        let expected = file_len_of(version, buckets as usize);
+        let expected = file_len_of(version, hidden as usize, buckets as usize);
         if bytes.len() != expected {
             return Err(NetworkError::Length {
                 found: bytes.len(),
@@ -284,9 +301,14 @@ impl Network {
             at += 2 * n;
             v
         };
-        let ft_weights = read_i16(INPUTS * HIDDEN);
-        let ft_bias = read_i16(HIDDEN);
-        let mut out_weights = read_i16(HEADS * buckets as usize * 2 * HIDDEN);
+        // A narrower file's extra neurons get zero weights and bias in the first layer, so they
+        // are always zero, and zero output weights: the network evaluates exactly as the file
+        // does. (The trainer gives such dead neurons random first-layer weights when it starts
+        // from this network, so that they can learn.)
+        let h = hidden as usize;
+        let ft_weights = widen(read_i16(INPUTS * h), h, HIDDEN);
+        let ft_bias = widen(read_i16(h), h, HIDDEN);
+        let mut out_weights = widen(read_i16(HEADS * buckets as usize * 2 * h), h, HIDDEN);
         let mut out_bias: Vec<i32> = bytes[expected - 4 * HEADS * buckets as usize..]
             .chunks_exact(4)
             .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
@@ -348,8 +370,9 @@ impl Network {
             reason: e.to_string(),
         };
         let len = std::fs::metadata(path).map_err(io)?.len();
-        // A file of the wrong size is refused before it is read (it may be anything).
-        if len != file_len() as u64 && len != file_len_of(1, 1) as u64 {
+        // A file larger than any this build reads is refused before it is read (it may be
+        // anything); `from_bytes` checks the exact length of the shape the header gives.
+        if len > file_len() as u64 {
             return Err(NetworkError::Length {
                 found: usize::try_from(len).unwrap_or(usize::MAX),
                 expected: file_len(),
@@ -429,13 +452,26 @@ impl Network {
             for (i, &(piece, sq)) in removed[..n_rem].iter().enumerate() {
                 subs[i] = feature(persp, piece, sq);
             }
-            let out = &mut child.v[persp as usize];
-            out.copy_from_slice(&parent.v[persp as usize]);
-            for &f in &adds[..n_add] {
-                kernels::add(out, self.row(f));
-            }
-            for &f in &subs[..n_rem] {
-                kernels::sub(out, self.row(f));
+            let (out, before) = (&mut child.v[persp as usize], &parent.v[persp as usize]);
+            match (n_add, n_rem) {
+                // A quiet move, and a capture: one pass over the neurons.
+                (1, 1) => kernels::add_sub(out, before, self.row(adds[0]), self.row(subs[0])),
+                (1, 2) => kernels::add_sub2(
+                    out,
+                    before,
+                    self.row(adds[0]),
+                    self.row(subs[0]),
+                    self.row(subs[1]),
+                ),
+                _ => {
+                    out.copy_from_slice(before);
+                    for &f in &adds[..n_add] {
+                        kernels::add(out, self.row(f));
+                    }
+                    for &f in &subs[..n_rem] {
+                        kernels::sub(out, self.row(f));
+                    }
+                }
             }
         }
     }
@@ -589,101 +625,7 @@ impl AccumulatorStack {
     }
 }
 
-/// The vector loops, with a run-time choice of the AVX2 build of each.
-mod kernels {
-    use super::{HIDDEN, QA};
-
-    #[inline(always)]
-    fn add_generic(acc: &mut [i16], row: &[i16]) {
-        for (a, &w) in acc.iter_mut().zip(row) {
-            *a = a.wrapping_add(w);
-        }
-    }
-
-    #[inline(always)]
-    fn sub_generic(acc: &mut [i16], row: &[i16]) {
-        for (a, &w) in acc.iter_mut().zip(row) {
-            *a = a.wrapping_sub(w);
-        }
-    }
-
-    /// Σ clamp(v, 0, QA)² · w: each product is below 2³¹ (QA² · |w| with |w| < 2¹⁵ / 16), eight
-    /// of them are summed in `i32` and the chunks in `i64`.
-    #[inline(always)]
-    fn output_generic(acc: &[i16], weights: &[i16]) -> i64 {
-        let mut total = 0i64;
-        for (a, w) in acc.chunks_exact(8).zip(weights.chunks_exact(8)) {
-            let mut sum = 0i32;
-            for (&v, &w) in a.iter().zip(w) {
-                let c = i32::from(v.clamp(0, QA as i16));
-                sum += c * c * i32::from(w);
-            }
-            total += i64::from(sum);
-        }
-        total
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    mod avx2 {
-        #[target_feature(enable = "avx2")]
-        pub unsafe fn add(acc: &mut [i16], row: &[i16]) {
-            super::add_generic(acc, row)
-        }
-        #[target_feature(enable = "avx2")]
-        pub unsafe fn sub(acc: &mut [i16], row: &[i16]) {
-            super::sub_generic(acc, row)
-        }
-        #[target_feature(enable = "avx2")]
-        pub unsafe fn output(acc: &[i16], weights: &[i16]) -> i64 {
-            super::output_generic(acc, weights)
-        }
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    fn has_avx2() -> bool {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-
-    #[inline]
-    pub fn add(acc: &mut [i16; HIDDEN], row: &[i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2::add(acc, row) };
-        }
-        add_generic(acc, row)
-    }
-
-    #[inline]
-    pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16]) {
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2::sub(acc, row) };
-        }
-        sub_generic(acc, row)
-    }
-
-    #[inline]
-    pub fn output(acc: &[i16; HIDDEN], weights: &[i16]) -> i64 {
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return unsafe { avx2::output(acc, weights) };
-        }
-        output_generic(acc, weights)
-    }
-
-    /// Which build of the loops runs on this CPU, for the engine's banner.
-    pub fn name() -> &'static str {
-        #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
-            return "avx2";
-        }
-        "generic"
-    }
-}
+mod kernels;
 
 /// Which build of the network's loops this CPU runs (`avx2` or `generic`).
 pub fn simd_name() -> &'static str {
@@ -747,11 +689,24 @@ mod tests {
             Network::from_bytes(&one_bucket),
             Err(NetworkError::Shape { buckets: 1, .. })
         ));
-        let mut other = bytes;
-        other[16..20].copy_from_slice(&7u32.to_le_bytes()); // hidden = 7
+        let mut other = bytes.clone();
+        let wider = HIDDEN as u32 + 8;
+        other[16..20].copy_from_slice(&wider.to_le_bytes()); // more neurons than this build has
         assert!(matches!(
             Network::from_bytes(&other),
-            Err(NetworkError::Shape { hidden: 7, .. })
+            Err(NetworkError::Shape { hidden, .. }) if hidden == wider
+        ));
+        let mut none = bytes.clone();
+        none[16..20].copy_from_slice(&0u32.to_le_bytes());
+        assert!(matches!(
+            Network::from_bytes(&none),
+            Err(NetworkError::Shape { hidden: 0, .. })
+        ));
+        let mut narrower = bytes;
+        narrower[16..20].copy_from_slice(&7u32.to_le_bytes()); // a narrower header, this length
+        assert!(matches!(
+            Network::from_bytes(&narrower),
+            Err(NetworkError::Length { .. })
         ));
     }
 
@@ -781,7 +736,7 @@ mod tests {
         for h in 0..HEADS {
             bytes.extend_from_slice(&net.out_bias[h * BUCKETS].to_le_bytes());
         }
-        assert_eq!(bytes.len(), file_len_of(1, 1));
+        assert_eq!(bytes.len(), file_len_of(1, HIDDEN, 1));
         let old = Network::from_bytes(&bytes).expect("a version-1 file reads");
         assert_eq!(old.base, Base::Linear);
         assert_eq!(old.ft_weights, net.ft_weights);
@@ -797,6 +752,37 @@ mod tests {
         }
         // Written again, it is a version-2 file that reads back the same.
         assert_eq!(Network::from_bytes(&old.to_bytes()), Ok(old));
+    }
+
+    #[test]
+    fn narrower_files_read_widened_with_dead_neurons() {
+        // A network whose second half of neurons is dead, written with only its first half.
+        let h = HIDDEN / 2;
+        let mut net = random_network(21);
+        for row in net.ft_weights.chunks_exact_mut(HIDDEN) {
+            row[h..].fill(0);
+        }
+        net.ft_bias[h..].fill(0);
+        for half in net.out_weights.chunks_exact_mut(HIDDEN) {
+            half[h..].fill(0);
+        }
+        let full = net.to_bytes();
+        let mut bytes = full[..header_len(FORMAT_VERSION)].to_vec();
+        bytes[16..20].copy_from_slice(&(h as u32).to_le_bytes());
+        let runs = net
+            .ft_weights
+            .chunks_exact(HIDDEN)
+            .chain([&net.ft_bias[..]]);
+        for run in runs.chain(net.out_weights.chunks_exact(HIDDEN)) {
+            for v in &run[..h] {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        for b in &net.out_bias {
+            bytes.extend_from_slice(&b.to_le_bytes());
+        }
+        assert_eq!(bytes.len(), file_len_of(FORMAT_VERSION, h, BUCKETS));
+        assert_eq!(Network::from_bytes(&bytes), Ok(net));
     }
 
     #[test]

@@ -215,6 +215,24 @@ impl Params {
         p
     }
 
+    /// Gives every dead neuron (no first-layer weight, bias or output weight: what a narrower
+    /// network read into this build's width has) random first-layer weights, as `random` would.
+    /// Its output weights stay zero, so the network still evaluates as before; without this
+    /// such a neuron would never move (its gradients are zero both ways).
+    fn revive_dead_neurons(&mut self, rng: &mut Rng) {
+        let limit = 1.0 / (INPUTS as f64).sqrt();
+        for j in 0..HIDDEN {
+            let dead = self.ft_bias[j] == 0.0
+                && self.ft.iter().skip(j).step_by(HIDDEN).all(|&w| w == 0.0)
+                && self.out.iter().skip(j).step_by(HIDDEN).all(|&w| w == 0.0);
+            if dead {
+                for w in self.ft.iter_mut().skip(j).step_by(HIDDEN) {
+                    *w = ((rng.unit() * 2.0 - 1.0) * limit) as f32;
+                }
+            }
+        }
+    }
+
     /// The float weights a quantised network was rounded from (to the rounding's precision).
     fn from_network(net: &Network) -> Params {
         let qa = QA as f32;
@@ -413,7 +431,11 @@ pub fn train(
         config.lambda * sigmoid(s / k) + (1.0 - config.lambda) * data.result[i]
     };
     let mut params = match &config.init {
-        Some(net) => Params::from_network(net),
+        Some(net) => {
+            let mut p = Params::from_network(net);
+            p.revive_dead_neurons(&mut rng);
+            p
+        }
         None => Params::random(&mut rng),
     };
     let mut m = Params::zeros();
@@ -805,5 +827,49 @@ mod tests {
         assert!(close(&after.out_weights, &before.out_weights));
         let start = tuned.epochs[0].train_loss;
         assert!(start < from_random * 0.5, "{start} against {from_random}");
+    }
+
+    /// Neurons a network does not use (as in a narrower file read at this build's width) start
+    /// with random first-layer weights and learn, while the starting network still evaluates
+    /// as it did (their output weights start at zero).
+    #[test]
+    fn dead_neurons_come_alive_when_fine_tuning() {
+        let (data, config, trained) = fit_small_set(false);
+        let mut half = trained.network.clone();
+        let h = HIDDEN / 2;
+        for row in half.ft_weights.chunks_exact_mut(HIDDEN) {
+            row[h..].fill(0);
+        }
+        half.ft_bias[h..].fill(0);
+        for layer in half.out_weights.chunks_exact_mut(HIDDEN) {
+            layer[h..].fill(0);
+        }
+        // Off by two units of SCALE everywhere, so that there is something left to learn.
+        for b in half.out_bias.iter_mut() {
+            *b += 2 * QA * QB;
+        }
+        let mut params = Params::from_network(&half);
+        params.revive_dead_neurons(&mut Rng::new(1));
+        let quiet = |p: &Params, j: usize| p.ft.iter().skip(j).step_by(HIDDEN).all(|&w| w == 0.0);
+        assert!((h..HIDDEN).all(|j| !quiet(&params, j)));
+        assert!(params
+            .out
+            .chunks_exact(HIDDEN)
+            .all(|l| l[h..].iter().all(|&w| w == 0.0)));
+        let tuned = train(
+            &data,
+            &TrainConfig {
+                epochs: 3,
+                init: Some(half.clone()),
+                ..config
+            },
+            &mut |_| {},
+        );
+        let moved = tuned
+            .network
+            .out_weights
+            .chunks_exact(HIDDEN)
+            .any(|l| l[h..].iter().any(|&w| w != 0));
+        assert!(moved, "the revived neurons' output weights stayed at zero");
     }
 }

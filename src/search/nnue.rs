@@ -231,6 +231,17 @@ pub fn head_output(head: usize, pieces: u32) -> usize {
 }
 
 impl Network {
+    /// Zeroes every weight of neurons `first..` (in, bias and out): dead neurons, as a narrower
+    /// file read at this build's width has.
+    #[cfg(test)]
+    pub(crate) fn kill_neurons_from(&mut self, first: usize) {
+        let runs = self.ft_weights.chunks_exact_mut(HIDDEN);
+        for run in runs.chain(self.out_weights.chunks_exact_mut(HIDDEN)) {
+            run[first..].fill(0);
+        }
+        self.ft_bias[first..].fill(0);
+    }
+
     /// A network of zeros (it evaluates every position to 0).
     pub fn zeroed() -> Network {
         Network {
@@ -759,13 +770,7 @@ mod tests {
         // A network whose second half of neurons is dead, written with only its first half.
         let h = HIDDEN / 2;
         let mut net = random_network(21);
-        for row in net.ft_weights.chunks_exact_mut(HIDDEN) {
-            row[h..].fill(0);
-        }
-        net.ft_bias[h..].fill(0);
-        for half in net.out_weights.chunks_exact_mut(HIDDEN) {
-            half[h..].fill(0);
-        }
+        net.kill_neurons_from(h);
         let full = net.to_bytes();
         let mut bytes = full[..header_len(FORMAT_VERSION)].to_vec();
         bytes[16..20].copy_from_slice(&(h as u32).to_le_bytes());

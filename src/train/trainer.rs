@@ -193,6 +193,16 @@ struct Params {
     out_bias: Vec<f32>,
 }
 
+/// A random weight, uniform in `(-limit, limit)`.
+fn uniform(rng: &mut Rng, limit: f64) -> f32 {
+    ((rng.unit() * 2.0 - 1.0) * limit) as f32
+}
+
+/// A random first-layer weight, as a network starts with (and a revived neuron).
+fn first_layer_weight(rng: &mut Rng) -> f32 {
+    uniform(rng, 1.0 / (INPUTS as f64).sqrt())
+}
+
 impl Params {
     fn zeros() -> Params {
         Params {
@@ -205,12 +215,11 @@ impl Params {
 
     fn random(rng: &mut Rng) -> Params {
         let mut p = Params::zeros();
-        let mut uniform = |limit: f64| ((rng.unit() * 2.0 - 1.0) * limit) as f32;
         for w in &mut p.ft {
-            *w = uniform(1.0 / (INPUTS as f64).sqrt());
+            *w = first_layer_weight(rng);
         }
         for w in &mut p.out {
-            *w = uniform(1.0 / (2.0 * HIDDEN as f64).sqrt());
+            *w = uniform(rng, 1.0 / (2.0 * HIDDEN as f64).sqrt());
         }
         p
     }
@@ -220,14 +229,13 @@ impl Params {
     /// Its output weights stay zero, so the network still evaluates as before; without this
     /// such a neuron would never move (its gradients are zero both ways).
     fn revive_dead_neurons(&mut self, rng: &mut Rng) {
-        let limit = 1.0 / (INPUTS as f64).sqrt();
         for j in 0..HIDDEN {
             let dead = self.ft_bias[j] == 0.0
                 && self.ft.iter().skip(j).step_by(HIDDEN).all(|&w| w == 0.0)
                 && self.out.iter().skip(j).step_by(HIDDEN).all(|&w| w == 0.0);
             if dead {
                 for w in self.ft.iter_mut().skip(j).step_by(HIDDEN) {
-                    *w = ((rng.unit() * 2.0 - 1.0) * limit) as f32;
+                    *w = first_layer_weight(rng);
                 }
             }
         }
@@ -837,13 +845,7 @@ mod tests {
         let (data, config, trained) = fit_small_set(false);
         let mut half = trained.network.clone();
         let h = HIDDEN / 2;
-        for row in half.ft_weights.chunks_exact_mut(HIDDEN) {
-            row[h..].fill(0);
-        }
-        half.ft_bias[h..].fill(0);
-        for layer in half.out_weights.chunks_exact_mut(HIDDEN) {
-            layer[h..].fill(0);
-        }
+        half.kill_neurons_from(h);
         // Off by two units of SCALE everywhere, so that there is something left to learn.
         for b in half.out_bias.iter_mut() {
             *b += 2 * QA * QB;

@@ -36,7 +36,10 @@
 //! moves (their offer bonus in the ordering score taking about a ply off; still never pruned):
 //! 38% fewer nodes in bench, 52.8% (+89 =33 −78) in that self-play and 54.0% (+85 =46 −69) at
 //! 5+0.05, but 59.0% (+105 =26 −69) against Fairy-Stockfish in suicide at 10+0.1 (200 games),
-//! where the build without it scored 61.3%: not kept.
+//! where the build without it scored 61.3%: not kept. A correction history (the static
+//! evaluation moved by a running average of quiet nodes' search-minus-static errors, kept by
+//! side and by pawns and by material; branch `correction`): 48.5% (+78 =38 −84) in antichess
+//! self-play at 2+0.02, 200 games: not kept.
 
 use shakmaty::{variant::Antichess, Move, Position};
 

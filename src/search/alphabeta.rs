@@ -45,8 +45,8 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::{Scratch, SearchContext},
-    ordering::{lands_attacked, pick, reward_capture, reward_quiet, score_moves, KILLER_MIN},
-    tt::{score_from_tt, score_to_tt, NO_EVAL},
+    ordering::{pick, reward_capture, reward_quiet, score_moves, Offers, KILLER_MIN},
+    tt::{score_from_tt, score_to_tt, TtHit, NO_EVAL},
     Bound, Score, INFINITY, MATE, MATE_BOUND, MAX_PLY, TB_WIN,
 };
 use crate::rules::{hash, StalemateRule};
@@ -136,8 +136,8 @@ const LMP_BASE: usize = 4;
 /// not a capture (when a capture exists it is compulsory and every move is one), not a
 /// promotion, not the table move or a killer (ordering score at least `KILLER_MIN`), and not a
 /// move that offers a piece, which forces the opponent to capture.
-fn is_ordinary_quiet(pos: &Antichess, m: Move, ordering_score: Score) -> bool {
-    !m.is_capture() && !m.is_promotion() && ordering_score < KILLER_MIN && !lands_attacked(pos, m)
+fn is_ordinary_quiet(pos: &Antichess, m: Move, ordering_score: Score, offers: &Offers) -> bool {
+    !m.is_capture() && !m.is_promotion() && ordering_score < KILLER_MIN && !offers.offered(pos, m)
 }
 
 /// Plies to cut from the search of a late ordinary quiet move, or of a late capture at a node
@@ -166,14 +166,19 @@ fn late_move_reduction(
     r.clamp(0, depth - 2) + i32::from(cut_node)
 }
 
+/// The legal move matching the hint of a transposition-table entry, if it has one.
+fn hinted_move(moves: &[Move], hit: Option<&TtHit>) -> Option<Move> {
+    let hint = hit?.uci_move.as_ref()?;
+    moves
+        .iter()
+        .copied()
+        .find(|m| m.to_uci(shakmaty::CastlingMode::Standard) == *hint)
+}
+
 impl SearchContext<'_> {
     /// Finds the legal move matching a transposition-table hint.
     pub(super) fn tt_move(&self, moves: &[Move], key: u64) -> Option<Move> {
-        let hint = self.tt.probe(key)?.uci_move?;
-        moves
-            .iter()
-            .copied()
-            .find(|m| m.to_uci(shakmaty::CastlingMode::Standard) == hint)
+        hinted_move(moves, self.tt.probe(key).as_ref())
     }
 
     /// Searches `pos` at `ply` to `depth` in the window (`alpha`, `beta`); `cut_node` says the
@@ -255,7 +260,7 @@ impl SearchContext<'_> {
                 }
             }
         }
-        let tt_move = self.tt_move(moves, key);
+        let tt_move = hinted_move(moves, hit.as_ref());
         // Internal iterative reduction: a deep node the table knows nothing about is probably
         // not on the principal line; search it a ply shallower (the next iteration fills the
         // table for it).
@@ -354,7 +359,8 @@ impl SearchContext<'_> {
         }
 
         let original_alpha = alpha;
-        score_moves(self, pos, moves, tt_move, ply, &mut scratch.scored);
+        let offers = Offers::new(pos, moves);
+        score_moves(self, pos, moves, tt_move, &offers, ply, &mut scratch.scored);
         let (scored, tried) = (&mut scratch.scored, &mut scratch.tried);
         let mut best = -INFINITY;
         let mut best_move = None;
@@ -367,7 +373,7 @@ impl SearchContext<'_> {
             // pruning limit is never below three moves).
             let ordinary = index >= 3
                 && (depth >= 3 || lmp_limit.is_some())
-                && is_ordinary_quiet(pos, m, scored[index].1);
+                && is_ordinary_quiet(pos, m, scored[index].1, &offers);
             if ordinary && lmp_limit.is_some_and(|limit| index >= limit) && best > -MATE_BOUND {
                 continue;
             }

@@ -14,7 +14,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::{Heuristics, SearchContext},
-    ordering::score_moves,
+    ordering::{score_moves, Offers},
     time,
     tt::TranspositionTable,
     Bound, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchResult, EVAL_LIMIT,
@@ -200,7 +200,8 @@ pub fn search(
     // Initial order: the table's move and the static ordering.
     let tt_move = ctx.tt_move(&allowed, root_key);
     let mut scored = Vec::new();
-    score_moves(&ctx, root, &allowed, tt_move, 0, &mut scored);
+    let offers = Offers::new(root, &allowed);
+    score_moves(&ctx, root, &allowed, tt_move, &offers, 0, &mut scored);
     scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
     let mut root_moves: Vec<RootMove> = scored
         .into_iter()

@@ -8,9 +8,9 @@
 //! answered the opponent's last move), and a move that offers a piece (to a square the opponent
 //! attacks) gets a bonus: it forces the opponent to capture.
 
-use shakmaty::{variant::Antichess, Move, Position, Role};
+use shakmaty::{attacks, variant::Antichess, Bitboard, Move, Position, Role};
 
-use super::{context::SearchContext, Score};
+use super::{context::SearchContext, eval::attacked_squares, Score};
 
 const TT_MOVE: Score = 1_000_000;
 const RECAPTURABLE: Score = 100_000;
@@ -53,12 +53,53 @@ pub(super) fn lands_attacked(pos: &Antichess, m: Move) -> bool {
     (attackers & !captured).any()
 }
 
+/// Quiet nodes with at least this many moves work out the opponent's attacks once for all of
+/// them; below it (and at capture nodes, which rarely have more than two or three moves) each
+/// move asks the board on its own.
+const OFFER_MAP_MOVES: usize = 4;
+
+/// Which of a node's moves offer a piece ([`lands_attacked`]), answered from every square the
+/// opponent attacks when the node has many quiet moves.
+///
+/// The map is exact for a quiet move: the moving piece is not an attacker, and leaving its
+/// square only opens lines. A square the map holds stays attacked; one it does not can become
+/// attacked only by a slider that reached the moving piece's square before and now sees through
+/// it, so a move from an attacked square along a line is asked of the board itself.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Offers {
+    danger: Option<Bitboard>,
+}
+
+impl Offers {
+    pub(super) fn new(pos: &Antichess, moves: &[Move]) -> Offers {
+        let quiet = moves.first().is_some_and(|m| !m.is_capture());
+        let danger = (quiet && moves.len() >= OFFER_MAP_MOVES)
+            .then(|| attacked_squares(pos.board(), !pos.turn()));
+        Offers { danger }
+    }
+
+    /// Whether the opponent attacks `m`'s destination once `m` is played in `pos`.
+    #[inline]
+    pub(super) fn offered(&self, pos: &Antichess, m: Move) -> bool {
+        match (self.danger, m) {
+            (Some(danger), Move::Normal { from, to, .. }) if !m.is_capture() => {
+                danger.contains(to)
+                    || (danger.contains(from)
+                        && attacks::ray(from, to).any()
+                        && lands_attacked(pos, m))
+            }
+            _ => lands_attacked(pos, m),
+        }
+    }
+}
+
 /// Moves with their ordering scores, into `out` (emptied first).
 pub(super) fn score_moves(
     ctx: &SearchContext,
     pos: &Antichess,
     moves: &[Move],
     tt_move: Option<Move>,
+    offers: &Offers,
     ply: usize,
     out: &mut Vec<(Move, Score)>,
 ) {
@@ -70,7 +111,7 @@ pub(super) fn score_moves(
         } else if m.is_capture() {
             let victim = m.capture().map_or(1, burden);
             let attacker = m.promotion().unwrap_or(m.role());
-            let back = if lands_attacked(pos, m) {
+            let back = if offers.offered(pos, m) {
                 RECAPTURABLE
             } else {
                 CAPTURE
@@ -82,7 +123,7 @@ pub(super) fn score_moves(
         } else if ctx.killers[ply][1] == Some(m) {
             KILLER[1]
         } else {
-            let offer = if lands_attacked(pos, m) { OFFER } else { 0 };
+            let offer = if offers.offered(pos, m) { OFFER } else { 0 };
             quiet_history(ctx, side, m, ply) + offer
         };
         (m, score)
@@ -186,6 +227,36 @@ mod tests {
         search::{tt::TranspositionTable, SearchControl},
     };
 
+    /// The map of the opponent's attacks answers exactly as the board does, along random games
+    /// (quiet nodes with many moves, lines opened by the moving piece, captures, en passant).
+    #[test]
+    fn offers_from_the_map_match_the_board() {
+        let mut rng = crate::train::Rng::new(11);
+        let mut mapped = 0;
+        for _ in 0..200 {
+            let mut pos = Antichess::default();
+            for _ in 0..150 {
+                let moves: Vec<Move> = pos.legal_moves().into_iter().collect();
+                if moves.is_empty() {
+                    break;
+                }
+                let offers = Offers::new(&pos, &moves);
+                mapped += usize::from(offers.danger.is_some());
+                for &m in &moves {
+                    assert_eq!(
+                        offers.offered(&pos, m),
+                        lands_attacked(&pos, m),
+                        "{m} in {}",
+                        shakmaty::fen::Epd::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                    );
+                }
+                let m = moves[(rng.next_u64() % moves.len() as u64) as usize];
+                pos.play_unchecked(m);
+            }
+        }
+        assert!(mapped > 1_000, "only {mapped} positions used the map");
+    }
+
     /// Two captures of a pawn by a pawn, both recapturable: the static order cannot tell them
     /// apart, so the one that caused cutoffs comes first, and one that was refuted comes last.
     #[test]
@@ -199,7 +270,15 @@ mod tests {
         let moves = [left, right];
         let order = |ctx: &SearchContext| {
             let mut scored = Vec::new();
-            score_moves(ctx, &pos, &moves, None, 0, &mut scored);
+            score_moves(
+                ctx,
+                &pos,
+                &moves,
+                None,
+                &Offers::new(&pos, &moves),
+                0,
+                &mut scored,
+            );
             scored.sort_by_key(|&(_, s)| std::cmp::Reverse(s));
             scored.iter().map(|&(m, _)| m).collect::<Vec<_>>()
         };

@@ -19,7 +19,7 @@ use shakmaty::{variant::Antichess, Move, Position};
 
 use super::{
     context::SearchContext,
-    ordering::{pick, score_moves},
+    ordering::{pick, score_moves, Offers},
     Score, INFINITY, MAX_PLY,
 };
 use crate::rules::hash;
@@ -82,7 +82,15 @@ impl SearchContext<'_> {
             return self.static_eval(pos, ply);
         }
         let key = self.keys.last().copied().unwrap_or_else(|| hash::key(pos));
-        score_moves(self, pos, moves, None, ply, scored);
+        score_moves(
+            self,
+            pos,
+            moves,
+            None,
+            &Offers::new(pos, moves),
+            ply,
+            scored,
+        );
         let mut best = -INFINITY;
         for index in 0..scored.len() {
             let m = pick(scored, index);

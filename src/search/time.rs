@@ -20,7 +20,10 @@ use super::{Score, SearchLimits};
 /// 11 was tried again at 10+0.1 with the round-9 network (self-play, dev openings, 200 games):
 /// 53.2% (+84 =45 -71), +23 +/- 43 Elo, LOS 85%, but it spent only 5% more time (0.222 s a move
 /// against 0.212 s: almost two moves in five, forced captures and moves from proofs, take under
-/// 0.1 s whatever this share is), so it was not kept.
+/// 0.1 s whatever this share is), so it was not kept. A default falling with the material (15 down
+/// to 8, a move for every 16/7 pieces below 28, to spend more in the middlegame, where Syotti
+/// spends a third less than Fairy-Stockfish) scored 47.5% (+157 =66 -177), -17 +/- 31 Elo in
+/// antichess self-play at 2+0.02 (dev openings, 400 games): not kept.
 const DEFAULT_MOVES_TO_GO: u32 = 15;
 /// Never plan on less than this for a move.
 const MIN_THINK: Duration = Duration::from_millis(1);

@@ -12,7 +12,7 @@
 //! there are: `count_legal_moves` computes that with bitboard population counts.
 
 use shakmaty::{
-    attacks, variant::Antichess, Bitboard, Board, Color, Move, Position, Rank, Role, Square,
+    attacks, variant::Antichess, Bitboard, Board, Color, File, Move, Position, Rank, Role, Square,
 };
 
 /// Promotion choices in antichess: knight, bishop, rook, queen and king.
@@ -175,6 +175,18 @@ pub fn piece_reach(role: Role, sq: Square, occupied: Bitboard) -> Bitboard {
     }
 }
 
+/// The squares `pawns` of `color` attack, shifted as one set per direction (towards the a-file,
+/// towards the h-file): a square in both is attacked by two pawns. Their union is what the pawns
+/// attack square by square (`attacks::pawn_attacks`).
+pub fn pawn_attack_sets(pawns: Bitboard, color: Color) -> [Bitboard; 2] {
+    let west = pawns & !Bitboard::from_file(File::A);
+    let east = pawns & !Bitboard::from_file(File::H);
+    match color {
+        Color::White => [west.shift(7), east.shift(9)],
+        Color::Black => [west.shift(-9), east.shift(-7)],
+    }
+}
+
 /// The number of legal moves, without generating them.
 pub fn count_legal_moves(pos: &Antichess) -> u32 {
     let Sides {
@@ -199,17 +211,7 @@ pub fn count_legal_moves(pos: &Antichess) -> u32 {
     }
 
     // Pawn captures, by shifting all pawns at once.
-    let (left, right) = match us {
-        Color::White => (
-            (pawns & !Bitboard::from_file(shakmaty::File::A)).shift(7),
-            (pawns & !Bitboard::from_file(shakmaty::File::H)).shift(9),
-        ),
-        Color::Black => (
-            (pawns & !Bitboard::from_file(shakmaty::File::H)).shift(-7),
-            (pawns & !Bitboard::from_file(shakmaty::File::A)).shift(-9),
-        ),
-    };
-    for targets in [left & theirs, right & theirs] {
+    for targets in pawn_attack_sets(pawns, us).map(|set| set & theirs) {
         captures += (targets & !last_rank).count() as u32
             + (targets & last_rank).count() as u32 * PROMOTION_ROLES;
     }
@@ -263,6 +265,29 @@ pub fn perft_divide(pos: &Antichess, depth: u32) -> Vec<(Move, u64)> {
 mod tests {
     use super::*;
     use crate::rules::notation::parse_fen;
+
+    /// The shifted sets are the squares each pawn attacks, for a pawn on every square (edge files
+    /// and back ranks included); shifts and masks act on each bit alone, so every set of pawns
+    /// follows, and a full board checks it.
+    #[test]
+    fn pawn_attack_sets_match_the_tables() {
+        for color in Color::ALL {
+            for sq in Square::ALL {
+                let [west, east] = pawn_attack_sets(Bitboard::from_square(sq), color);
+                assert!((west & east).is_empty(), "{sq} {color:?}");
+                assert_eq!(
+                    west | east,
+                    attacks::pawn_attacks(color, sq),
+                    "{sq} {color:?}"
+                );
+            }
+            let [west, east] = pawn_attack_sets(Bitboard::FULL, color);
+            let one_by_one = Square::ALL.into_iter().fold(Bitboard::EMPTY, |all, sq| {
+                all | attacks::pawn_attacks(color, sq)
+            });
+            assert_eq!(west | east, one_by_one, "{color:?}");
+        }
+    }
 
     fn sorted(moves: impl IntoIterator<Item = Move>) -> Vec<String> {
         let mut v: Vec<String> = moves.into_iter().map(|m| format!("{m:?}")).collect();

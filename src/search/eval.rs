@@ -46,10 +46,13 @@
 //! games) moved them less (no safe move +84 opening, +1512 endgame) but lost as well, 47.5%
 //! (+78 =34 −88, 200 games at 2+0.02).
 
-use shakmaty::{variant::Antichess, Bitboard, Board, Color, File, Position, Role};
+use shakmaty::{variant::Antichess, Bitboard, Board, Color, Position, Role};
 
 use super::{Score, EVAL_LIMIT};
-use crate::rules::{movegen::piece_reach, StalemateRule};
+use crate::rules::{
+    movegen::{pawn_attack_sets, piece_reach},
+    StalemateRule,
+};
 
 /// The evaluation's weights. `EvalParams::DEFAULT` is what the engine plays with;
 /// `examples/tune.rs` fits them to game results.
@@ -231,18 +234,8 @@ pub(super) fn attacked_squares(board: &Board, color: Color) -> Bitboard {
             all |= piece_reach(role, sq, occupied);
         }
     }
-    all | pawn_attacks(board.pawns() & ours, color)
-}
-
-/// Every square `pawns` of `color` attack, shifted as one set (the same squares as
-/// `attacks::pawn_attacks` square by square).
-fn pawn_attacks(pawns: Bitboard, color: Color) -> Bitboard {
-    let west = pawns & !Bitboard::from_file(File::A);
-    let east = pawns & !Bitboard::from_file(File::H);
-    match color {
-        Color::White => west.shift(7) | east.shift(9),
-        Color::Black => west.shift(-9) | east.shift(-7),
-    }
+    let [west, east] = pawn_attack_sets(board.pawns() & ours, color);
+    all | west | east
 }
 
 /// Quiet moves and attacked enemy pieces of `color`'s pieces, given every square `color`
@@ -327,26 +320,6 @@ pub fn evaluate_with(pos: &Antichess, params: &EvalParams) -> Score {
 mod tests {
     use super::*;
     use crate::rules::parse_fen;
-
-    /// The shifted pawn attacks are the squares each pawn attacks, for pawns on every square
-    /// (edge files and the back ranks included).
-    #[test]
-    fn pawn_attacks_by_shifts_match_the_tables() {
-        let mut rng = crate::train::Rng::new(5);
-        for _ in 0..2_000 {
-            let pawns = Bitboard(rng.next_u64() & rng.next_u64());
-            for color in Color::ALL {
-                let one_by_one = pawns.into_iter().fold(Bitboard::EMPTY, |all, sq| {
-                    all | shakmaty::attacks::pawn_attacks(color, sq)
-                });
-                assert_eq!(
-                    pawn_attacks(pawns, color),
-                    one_by_one,
-                    "{pawns:?} {color:?}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn symmetric_positions_evaluate_to_tempo() {

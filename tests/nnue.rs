@@ -29,8 +29,9 @@ fn syotti_ok(args: &[&str]) -> std::process::Output {
     run
 }
 
-fn temp_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("syotti-nnue-{}", std::process::id()));
+/// A scratch folder of this test process, one per test (`name`): the tests run in parallel.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("syotti-nnue-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
 }
@@ -58,7 +59,7 @@ fn datagen(threads: &str, out: &str) {
 
 #[test]
 fn datagen_and_train_make_a_network_the_engine_loads() {
-    let dir = temp_dir();
+    let dir = temp_dir("train");
     let data = path(&dir, "data.txt");
     let again = path(&dir, "again.txt");
     for out in [&data, &again] {
@@ -141,6 +142,62 @@ fn datagen_and_train_make_a_network_the_engine_loads() {
     engine.until("bestmove");
     engine.send("quit");
     assert!(engine.wait_exit(Duration::from_secs(10)).is_some());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// With tables, games end where the tables decide them: no written position has four pieces or
+/// fewer. With `--table-plies` they play on, and the covered positions are written with the
+/// tables' result, which agrees with their score: drawn at 0, decided with the winner's sign.
+#[test]
+fn table_plies_write_the_endings_with_the_tables_result() {
+    let dir = temp_dir("tables");
+    let tables = common::tables_path();
+    let run = |plies: &str, out: &str| {
+        syotti_ok(&[
+            "datagen",
+            "--games",
+            "12",
+            "--nodes",
+            "300",
+            "--threads",
+            "2",
+            "--seed",
+            "5",
+            "--suicide-share",
+            "0",
+            "--syzygy",
+            &tables,
+            "--table-plies",
+            plies,
+            "--out",
+            out,
+        ]);
+        std::fs::read_to_string(out).expect("data written")
+    };
+    let small = |text: &str| -> Vec<syotti::train::data::Sample> {
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| syotti::train::data::parse_line(l, i + 1).expect("datagen's format"))
+            .filter(|s| s.pos.board().occupied().count() <= 4)
+            .collect()
+    };
+    let ended = run("0", &path(&dir, "ended.txt"));
+    assert!(ended.lines().count() > 20);
+    assert!(
+        small(&ended).is_empty(),
+        "covered positions written at 0 plies"
+    );
+    let played_on = run("12", &path(&dir, "on.txt"));
+    let covered = small(&played_on);
+    assert!(covered.len() >= 3, "{} covered positions", covered.len());
+    for s in &covered {
+        if s.result == 0.5 {
+            assert_eq!(s.score, 0, "{s:?}");
+        } else {
+            assert_eq!(s.score > 0, s.result == 1.0, "{s:?}");
+            assert!(s.score.abs() > 10_000, "a table score, {s:?}");
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -41,6 +41,10 @@ pub struct DatagenArgs {
     /// Syzygy tables: positions they cover end the game with their result.
     #[arg(long)]
     pub syzygy: Option<String>,
+    /// Plies played on once the tables decide a game, writing the covered positions with the
+    /// tables' scores (0: the game ends there).
+    #[arg(long, default_value_t = 0)]
+    pub table_plies: usize,
     /// The evaluation to play with: `embedded` (the networks built in), `linear` (the hand-made
     /// evaluation alone) or a network file.
     #[arg(long, default_value = "embedded")]
@@ -98,6 +102,7 @@ pub fn run_datagen(args: &DatagenArgs) -> u8 {
         suicide_share: args.suicide_share,
         random_plies: (args.min_random, args.max_random),
         max_plies: 600,
+        table_plies: args.table_plies,
         network,
     };
     match generate(&config, tablebases.as_ref(), file, 200) {

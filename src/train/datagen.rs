@@ -5,7 +5,11 @@
 //! sides at a fixed number of nodes a move, each thread with its own table. A quiet position is
 //! written with the score of the search made from it; when the game ends every line gets its
 //! result. Positions the tablebases cover (after a capture or a pawn move) end the game with the
-//! tables' result.
+//! tables' result, at once or after `table_plies` more plies: the search answers those from the
+//! tables, so the positions written then carry the tables' exact scores and result. Without them
+//! the network never sees the endings of two to four pieces, which the engine without tables must
+//! still judge (it judged a drawn king and two bishops of one colour against a king at +6 for fifty
+//! moves of a game against Fairy-Stockfish).
 
 use std::{
     io::Write,
@@ -43,6 +47,8 @@ pub struct DatagenConfig {
     pub random_plies: (usize, usize),
     /// Plies after which an unfinished game is scored a draw.
     pub max_plies: usize,
+    /// Plies played on after the tables decide a game (0: the game ends there).
+    pub table_plies: usize,
     /// The evaluation the games are played with (`None`: the linear evaluation).
     pub network: Option<Networks>,
 }
@@ -171,30 +177,42 @@ fn play_game(
     let probe_limit = tablebases.map_or(0, Tablebases::max_pieces);
     let mut positions = Vec::new();
     let mut winner = None;
+    // The tables' result once they decide the game, and the plies played since.
+    let mut decided: Option<(Option<Color>, usize)> = None;
     loop {
         if let Some(outcome) = game.outcome() {
             winner = outcome.winner;
             break;
         }
         if game.moves().len() >= config.max_plies {
+            winner = decided.and_then(|(result, _)| result);
             break;
         }
         let pos = game.position().clone();
-        if let Some(tb) = tablebases {
-            if pos.halfmoves() == 0 && tb.covers(&pos, rule, probe_limit) {
-                match tb.wdl_after_zeroing(&pos, rule, probe_limit) {
-                    Some(Wdl::Win) => {
-                        winner = Some(pos.turn());
+        match (decided, tablebases) {
+            (Some((result, plies)), _) => {
+                if plies >= config.table_plies {
+                    winner = result;
+                    break;
+                }
+                decided = Some((result, plies + 1));
+            }
+            (None, Some(tb)) if pos.halfmoves() == 0 && tb.covers(&pos, rule, probe_limit) => {
+                let result = match tb.wdl_after_zeroing(&pos, rule, probe_limit) {
+                    Some(Wdl::Win) => Some(Some(pos.turn())),
+                    Some(Wdl::Loss) => Some(Some(!pos.turn())),
+                    Some(_) => Some(None),
+                    None => None,
+                };
+                if let Some(result) = result {
+                    if config.table_plies == 0 {
+                        winner = result;
                         break;
                     }
-                    Some(Wdl::Loss) => {
-                        winner = Some(!pos.turn());
-                        break;
-                    }
-                    Some(_) => break,
-                    None => {}
+                    decided = Some((result, 1));
                 }
             }
+            _ => {}
         }
         let moves = game.legal_moves();
         if moves.len() == 1 {

@@ -39,7 +39,10 @@
 //! where the build without it scored 61.3%: not kept. A correction history (the static
 //! evaluation moved by a running average of quiet nodes' search-minus-static errors, kept by
 //! side and by pawns and by material; branch `correction`): 48.5% (+78 =38 −84) in antichess
-//! self-play at 2+0.02, 200 games: not kept.
+//! self-play at 2+0.02, 200 games: not kept. The static evaluation moved towards a draw as the
+//! fifty-move count runs (times (200 − halfmoves) / 200, for leads that make no progress; bench
+//! 127012): 49.9% (+158 =83 −159), −1 ± 30 Elo in antichess self-play at 2+0.02, 400 games: not
+//! kept.
 
 use shakmaty::{variant::Antichess, Move, Position};
 

@@ -177,7 +177,7 @@ fn play_game(
     let probe_limit = tablebases.map_or(0, Tablebases::max_pieces);
     let mut positions = Vec::new();
     let mut winner = None;
-    // The tables' result once they decide the game, and the plies played since.
+    // The tables' result once they decide the game, and the ply at which the game then ends.
     let mut decided: Option<(Option<Color>, usize)> = None;
     loop {
         if let Some(outcome) = game.outcome() {
@@ -189,30 +189,22 @@ fn play_game(
             break;
         }
         let pos = game.position().clone();
-        match (decided, tablebases) {
-            (Some((result, plies)), _) => {
-                if plies >= config.table_plies {
-                    winner = result;
-                    break;
-                }
-                decided = Some((result, plies + 1));
-            }
-            (None, Some(tb)) if pos.halfmoves() == 0 && tb.covers(&pos, rule, probe_limit) => {
+        if let (None, Some(tb)) = (decided, tablebases) {
+            if pos.halfmoves() == 0 {
                 let result = match tb.wdl_after_zeroing(&pos, rule, probe_limit) {
                     Some(Wdl::Win) => Some(Some(pos.turn())),
                     Some(Wdl::Loss) => Some(Some(!pos.turn())),
                     Some(_) => Some(None),
                     None => None,
                 };
-                if let Some(result) = result {
-                    if config.table_plies == 0 {
-                        winner = result;
-                        break;
-                    }
-                    decided = Some((result, 1));
-                }
+                decided = result.map(|r| (r, game.moves().len() + config.table_plies));
             }
-            _ => {}
+        }
+        if let Some((result, end)) = decided {
+            if game.moves().len() >= end {
+                winner = result;
+                break;
+            }
         }
         let moves = game.legal_moves();
         if moves.len() == 1 {

@@ -165,6 +165,10 @@ pub struct TrainArgs {
     /// the same labels.
     #[arg(long)]
     pub mirror: bool,
+    /// Keep `--init`'s first layer exactly and train only the output layers (a new head over
+    /// features another network learnt). Needs `--init`.
+    #[arg(long, requires = "init")]
+    pub freeze_first_layer: bool,
 }
 
 pub fn run_train(args: &TrainArgs) -> u8 {
@@ -249,6 +253,7 @@ pub fn run_train(args: &TrainArgs) -> u8 {
         base,
         init,
         mirror: args.mirror,
+        freeze_first_layer: args.freeze_first_layer,
         ..TrainConfig::default()
     };
     let trained = train(&data, &config, &mut |r| {

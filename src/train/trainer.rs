@@ -57,6 +57,10 @@ pub struct TrainConfig {
     /// mirror (the same moves, the same result, the same linear evaluation), so the mirrored
     /// position is a true one with the same labels: twice the distinct positions for free.
     pub mirror: bool,
+    /// Keep the first layer (weights and biases) of `init` as it is and train only the outputs:
+    /// a new head over features another network learnt (e.g. the suicide outputs over the
+    /// antichess network's first layer, so that both conventions can share one first layer).
+    pub freeze_first_layer: bool,
 }
 
 impl Default for TrainConfig {
@@ -74,6 +78,7 @@ impl Default for TrainConfig {
             base: Base::None,
             init: None,
             mirror: false,
+            freeze_first_layer: false,
         }
     }
 }
@@ -441,7 +446,10 @@ pub fn train(
     let mut params = match &config.init {
         Some(net) => {
             let mut p = Params::from_network(net);
-            p.revive_dead_neurons(&mut rng);
+            // A frozen first layer stays exactly the given one, dead neurons and all.
+            if !config.freeze_first_layer {
+                p.revive_dead_neurons(&mut rng);
+            }
             p
         }
         None => Params::random(&mut rng),
@@ -529,12 +537,15 @@ pub fn train(
             let n = chunk.len() as f32;
             let grad = &first[0];
             let grad_slices = [&grad.ft, &grad.ft_bias, &grad.out, &grad.out_bias];
+            // The first two slices are the first layer's weights and biases.
+            let frozen = if config.freeze_first_layer { 2 } else { 0 };
             for (((p, m), v), g) in params
                 .slices_mut()
                 .into_iter()
                 .zip(m.slices_mut())
                 .zip(v.slices_mut())
                 .zip(grad_slices)
+                .skip(frozen)
             {
                 for (((p, m), v), &g) in p
                     .iter_mut()
@@ -835,6 +846,36 @@ mod tests {
         assert!(close(&after.out_weights, &before.out_weights));
         let start = tuned.epochs[0].train_loss;
         assert!(start < from_random * 0.5, "{start} against {from_random}");
+    }
+
+    /// With the first layer frozen, fine-tuning keeps its weights and biases exactly (the file
+    /// shares them with the network it started from) and still learns through the outputs.
+    #[test]
+    fn a_frozen_first_layer_stays_as_it_was() {
+        let (data, config, trained) = fit_small_set(false);
+        let mut off = trained.network.clone();
+        // Off by two units of SCALE everywhere, so that the outputs have something to learn.
+        for b in off.out_bias.iter_mut() {
+            *b += 2 * QA * QB;
+        }
+        let tuned = train(
+            &data,
+            &TrainConfig {
+                epochs: 5,
+                init: Some(off.clone()),
+                freeze_first_layer: true,
+                ..config
+            },
+            &mut |_| {},
+        );
+        assert_eq!(tuned.network.ft_weights, off.ft_weights);
+        assert_eq!(tuned.network.ft_bias, off.ft_bias);
+        assert_ne!(tuned.network.out_weights, off.out_weights);
+        let (first, last) = (
+            tuned.epochs[0].train_loss,
+            tuned.epochs[tuned.epochs.len() - 1].train_loss,
+        );
+        assert!(last < first, "loss {first} -> {last}");
     }
 
     /// Neurons a network does not use (as in a narrower file read at this build's width) start

@@ -198,6 +198,16 @@ struct Params {
     out_bias: Vec<f32>,
 }
 
+/// What a training step asks of `Params::forward_backward` beyond the output.
+struct Backward<'a> {
+    /// Where the gradient is added.
+    grad: &'a mut Params,
+    /// The loss's derivative, a function of the output.
+    dloss: &'a dyn Fn(f32) -> f32,
+    /// The first layer is not trained: its gradient, which would be thrown away, is skipped.
+    first_layer_frozen: bool,
+}
+
 /// A random weight, uniform in `(-limit, limit)`.
 fn uniform(rng: &mut Rng, limit: f64) -> f32 {
     ((rng.unit() * 2.0 - 1.0) * limit) as f32
@@ -283,8 +293,7 @@ impl Params {
     }
 
     /// The output (in units of `SCALE` centipawns) of position `i` (mirrored left to right
-    /// with `mirror`); with `grad`, also adds the gradient of the loss scaled by `dloss` (a
-    /// function of the output) into it.
+    /// with `mirror`); with `backward`, also adds the gradient of the loss into its `grad`.
     fn forward_backward(
         &self,
         data: &Dataset,
@@ -292,7 +301,7 @@ impl Params {
         mirror: bool,
         base: Base,
         hidden: &mut [f32; 2 * HIDDEN],
-        grad: Option<(&mut Params, &dyn Fn(f32) -> f32)>,
+        backward: Option<Backward>,
     ) -> f32 {
         let inputs = data.inputs(i);
         let (us, them) = hidden.split_at_mut(HIDDEN);
@@ -322,7 +331,12 @@ impl Params {
             let c = a.clamp(0.0, 1.0);
             out += c * c * w;
         }
-        let Some((grad, dloss)) = grad else {
+        let Some(Backward {
+            grad,
+            dloss,
+            first_layer_frozen,
+        }) = backward
+        else {
             return out;
         };
         let g = dloss(out);
@@ -337,6 +351,9 @@ impl Params {
             } else {
                 0.0
             };
+        }
+        if first_layer_frozen {
+            return out;
         }
         let (gus, gthem) = hidden.split_at(HIDDEN);
         for (b, (x, y)) in grad.ft_bias.iter_mut().zip(gus.iter().zip(gthem)) {
@@ -508,7 +525,11 @@ pub fn train(
                                         mirror,
                                         config.base,
                                         &mut hidden,
-                                        Some((grad, &dloss)),
+                                        Some(Backward {
+                                            grad,
+                                            dloss: &dloss,
+                                            first_layer_frozen: config.freeze_first_layer,
+                                        }),
                                     );
                                     let p = sigmoid(out * scale);
                                     loss += f64::from((p - t) * (p - t));

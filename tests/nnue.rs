@@ -218,8 +218,8 @@ fn bad_arguments_are_refused() {
 }
 
 #[test]
-fn the_embedded_networks_prefer_fewer_pieces() {
-    let nets = nnue::embedded().expect("the embedded networks load");
+fn the_embedded_network_prefers_fewer_pieces_under_both_heads() {
+    let net = nnue::embedded().expect("the embedded network loads");
     // White to move with one king against a whole army, and the reverse.
     let light = parse_fen("rnbqkbnr/pppppppp/8/8/8/8/8/4K3 w - - 0 1").expect("valid");
     let heavy = parse_fen("4k3/8/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1").expect("valid");
@@ -227,7 +227,6 @@ fn the_embedded_networks_prefer_fewer_pieces() {
         StalemateRule::StalematedSideWins,
         StalemateRule::FewerPiecesWins,
     ] {
-        let net = nets.for_rule(rule);
         let good = net.evaluate_position(&light, rule);
         let bad = net.evaluate_position(&heavy, rule);
         assert!(good > 200 && bad < -200, "{rule}: {good} {bad}");

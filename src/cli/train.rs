@@ -6,8 +6,7 @@ use clap::Args;
 
 use super::EXIT_BAD_INPUT;
 use crate::{
-    rules::StalemateRule,
-    search::nnue::{self, Base, Network, Networks},
+    search::nnue::{self, Base, Network},
     tablebase::Tablebases,
     train::{
         datagen::{generate, DatagenConfig},
@@ -45,7 +44,7 @@ pub struct DatagenArgs {
     /// tables' scores (0: the game ends there).
     #[arg(long, default_value_t = 0)]
     pub table_plies: usize,
-    /// The evaluation to play with: `embedded` (the networks built in), `linear` (the hand-made
+    /// The evaluation to play with: `embedded` (the network built in), `linear` (the hand-made
     /// evaluation alone) or a network file.
     #[arg(long, default_value = "embedded")]
     pub eval: String,
@@ -80,7 +79,7 @@ pub fn run_datagen(args: &DatagenArgs) -> u8 {
         },
         "linear" => None,
         path => match Network::load(path) {
-            Ok(n) => Some(Networks::single(Arc::new(n))),
+            Ok(n) => Some(Arc::new(n)),
             Err(e) => {
                 eprintln!("error: {e}");
                 return EXIT_BAD_INPUT;
@@ -156,7 +155,7 @@ pub struct TrainArgs {
     /// correction to it) or alone (`none`).
     #[arg(long, default_value = "none", value_parser = ["none", "linear"])]
     pub base: String,
-    /// Start from this network (a file, or `embedded` for the antichess network built in)
+    /// Start from this network (a file, or `embedded` for the network built in)
     /// instead of random weights: fine-tuning. It must have been trained on the same `--base`.
     #[arg(long)]
     pub init: Option<String>,
@@ -193,11 +192,7 @@ pub fn run_train(args: &TrainArgs) -> u8 {
     };
     let load = |path: &str| match path {
         "embedded" => nnue::embedded()
-            .map(|nets| {
-                nets.for_rule(StalemateRule::StalematedSideWins)
-                    .as_ref()
-                    .clone()
-            })
+            .map(|net| net.as_ref().clone())
             .ok_or_else(|| "this build has no embedded network".to_string()),
         file => Network::load(file).map_err(|e| e.to_string()),
     };

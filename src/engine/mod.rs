@@ -53,7 +53,7 @@ use crate::{
     rules::{game, hash, Game, StalemateRule},
     search::{
         self,
-        nnue::Networks,
+        nnue::Network,
         time,
         tt::{score_from_tt, score_to_tt, TranspositionTable},
         Bound, Heuristics, Reporter, Score, SearchControl, SearchInfo, SearchLimits, SearchParams,
@@ -85,7 +85,7 @@ pub struct SearchRequest {
     /// Books of proofs to answer from first (the embedded one, a user's).
     pub books: Vec<Arc<ProofBook>>,
     /// The evaluation network (`None`: the linear evaluation).
-    pub network: Option<Networks>,
+    pub network: Option<Arc<Network>>,
     /// Play below full strength (`skill`); `None`: full strength.
     pub skill: Option<Skill>,
 }

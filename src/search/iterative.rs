@@ -22,9 +22,9 @@ use super::{
 };
 use shakmaty_syzygy::Wdl;
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use super::nnue::{self, Networks};
+use super::nnue::{self, Network};
 use crate::{
     rules::{hash, StalemateRule},
     tablebase::{RankedMove, Tablebases},
@@ -54,7 +54,7 @@ pub struct SearchParams<'a> {
     /// Centipawns a draw costs the side to move at the root (0: a draw is worth 0).
     pub contempt: Score,
     /// The evaluation network; `None` evaluates with the hand-made linear evaluation.
-    pub network: Option<Networks>,
+    pub network: Option<Arc<Network>>,
     /// The game's move-ordering statistics: the search starts from a copy and (unless it is a
     /// helper) leaves what it learnt there. `None`: fresh ones, forgotten afterwards.
     pub heuristics: Option<&'a Mutex<Heuristics>>,
@@ -119,8 +119,8 @@ pub fn search(
     ctx.rule50 = params.rule50;
     ctx.contempt = params.contempt;
     ctx.root_turn = root.turn();
-    if let Some(nets) = &params.network {
-        ctx.use_network(nets.for_rule(params.rule).clone(), root);
+    if let Some(net) = &params.network {
+        ctx.use_network(net.clone(), root);
     }
     ctx.tb_hits_before = params.tablebases.map_or(0, Tablebases::hits);
     if let Some(shared) = params.heuristics {

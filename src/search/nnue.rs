@@ -33,11 +33,13 @@
 //! neurons (zero weights in and out), so it too evaluates exactly as it did; `HIDDEN` can be
 //! raised for an experiment and a wider network fine-tuned from today's (see `nets/README.md`).
 //!
-//! The engine embeds two networks (`Networks`): `nets/syotti.nnue` for antichess and the
-//! stalemate-is-a-draw convention, and `nets/syotti-suicide.nnue`, fine-tuned on suicide games,
-//! for suicide (see `nets/README.md` for how they were made and measured; fine-tuning the one
-//! network for suicide cost it strength in antichess). The UCI option `EvalFile` loads one file
-//! for all conventions.
+//! The engine embeds one network, `nets/syotti.nnue`, for every convention: its antichess head
+//! serves antichess and stalemate-is-a-draw games, its suicide head suicide games. Until round 18
+//! suicide had a network of its own, fine-tuned whole on suicide games (fine-tuning the one network
+//! for suicide cost it strength in antichess); round 18's suicide head was trained over the
+//! antichess network's frozen first layer instead (`train --freeze-first-layer`), so one file holds
+//! both (see `nets/README.md` for how it was made and measured). The UCI option `EvalFile` loads
+//! another file in its place.
 
 use std::sync::Arc;
 
@@ -67,51 +69,15 @@ pub const SCALE: i32 = 400;
 pub const FORMAT_VERSION: u32 = 2;
 pub const MAGIC: &[u8; 8] = b"SYOTTINN";
 
-/// The networks the engine embeds: antichess (and stalemate-is-a-draw), and suicide.
+/// The network the engine embeds.
 static EMBEDDED_BYTES: &[u8] = include_bytes!("../../nets/syotti.nnue");
-static EMBEDDED_SUICIDE_BYTES: &[u8] = include_bytes!("../../nets/syotti-suicide.nnue");
 
-static EMBEDDED: Lazy<Option<Networks>> = Lazy::new(|| {
-    let standard = Network::from_bytes(EMBEDDED_BYTES).ok()?;
-    let suicide = Network::from_bytes(EMBEDDED_SUICIDE_BYTES).ok()?;
-    Some(Networks {
-        standard: Arc::new(standard),
-        suicide: Arc::new(suicide),
-    })
-});
+static EMBEDDED: Lazy<Option<Arc<Network>>> =
+    Lazy::new(|| Network::from_bytes(EMBEDDED_BYTES).ok().map(Arc::new));
 
-/// The embedded networks (`None` only if the build embedded a bad file, which a test rules out).
-pub fn embedded() -> Option<Networks> {
+/// The embedded network (`None` only if the build embedded a bad file, which a test rules out).
+pub fn embedded() -> Option<Arc<Network>> {
     EMBEDDED.clone()
-}
-
-/// The networks a search may evaluate with, one for each stalemate convention's games (each
-/// network still has both heads; a search uses its convention's head of its convention's
-/// network).
-#[derive(Clone, Debug)]
-pub struct Networks {
-    /// Antichess and stalemate-is-a-draw games.
-    standard: Arc<Network>,
-    /// Suicide games (fewer pieces wins a stalemate).
-    suicide: Arc<Network>,
-}
-
-impl Networks {
-    /// One network for every convention (a file loaded with `EvalFile`).
-    pub fn single(network: Arc<Network>) -> Networks {
-        Networks {
-            standard: network.clone(),
-            suicide: network,
-        }
-    }
-
-    /// The network for games under `rule`.
-    pub fn for_rule(&self, rule: StalemateRule) -> &Arc<Network> {
-        match rule {
-            StalemateRule::FewerPiecesWins => &self.suicide,
-            StalemateRule::StalematedSideWins | StalemateRule::Draw => &self.standard,
-        }
-    }
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -669,16 +635,20 @@ mod tests {
     }
 
     #[test]
-    fn the_embedded_networks_load_and_differ() {
-        let nets = embedded().expect("both embedded networks load");
-        let standard = nets.for_rule(StalemateRule::StalematedSideWins);
-        assert!(Arc::ptr_eq(standard, nets.for_rule(StalemateRule::Draw)));
-        assert!(**standard != **nets.for_rule(StalemateRule::FewerPiecesWins));
-        let one = Networks::single(standard.clone());
-        assert!(Arc::ptr_eq(
-            one.for_rule(StalemateRule::FewerPiecesWins),
-            one.for_rule(StalemateRule::StalematedSideWins)
-        ));
+    fn the_embedded_network_loads_with_a_head_for_each_convention() {
+        let net = embedded().expect("the embedded network loads");
+        // The suicide head was trained apart: its output layers are not the antichess head's.
+        let per_head = net.out_weights.len() / HEADS;
+        assert!(net.out_weights[..per_head] != net.out_weights[per_head..]);
+        let start = shakmaty::variant::Antichess::default();
+        let board = start.board();
+        let turn = start.turn();
+        for rule in [StalemateRule::StalematedSideWins, StalemateRule::Draw] {
+            assert_eq!(
+                net.evaluate_board(board, turn, rule),
+                net.evaluate_board(board, turn, StalemateRule::StalematedSideWins)
+            );
+        }
     }
 
     #[test]

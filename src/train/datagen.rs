@@ -15,7 +15,7 @@ use std::{
     io::Write,
     sync::{
         atomic::{AtomicUsize, Ordering},
-        Mutex,
+        Arc, Mutex,
     },
     time::Instant,
 };
@@ -27,7 +27,7 @@ use super::{data::format_line, Rng};
 use crate::{
     rules::{Game, StalemateRule},
     search::{
-        nnue::Networks, search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams,
+        nnue::Network, search, tt::TranspositionTable, SearchControl, SearchLimits, SearchParams,
         SilentReporter,
     },
     tablebase::Tablebases,
@@ -50,7 +50,7 @@ pub struct DatagenConfig {
     /// Plies played on after the tables decide a game (0: the game ends there).
     pub table_plies: usize,
     /// The evaluation the games are played with (`None`: the linear evaluation).
-    pub network: Option<Networks>,
+    pub network: Option<Arc<Network>>,
 }
 
 /// What was generated.

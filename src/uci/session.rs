@@ -21,7 +21,7 @@ use crate::{
     proof::book::ProofBook,
     rules::{movegen, notation, Game},
     search::{
-        nnue::{self, Network, Networks},
+        nnue::{self, Network},
         Clock, SearchLimits,
     },
     tablebase::Tablebases,
@@ -43,7 +43,7 @@ pub struct Session<W: Write + Send + 'static> {
     /// The book of `BookFile`, besides the embedded one.
     extra_book: Option<Arc<ProofBook>>,
     /// The evaluation network (`None`: the linear evaluation).
-    network: Option<Networks>,
+    network: Option<Arc<Network>>,
     done_tx: Sender<()>,
     done_rx: Receiver<()>,
     /// The GUI has set `UCI_Variant`; a GUI that never does may think Syotti plays chess.
@@ -242,7 +242,7 @@ impl<W: Write + Send + 'static> Session<W> {
                 .map(Some),
             EVAL_FILE_LINEAR => Ok(None),
             path => Network::load(path)
-                .map(|n| Some(Networks::single(Arc::new(n))))
+                .map(|n| Some(Arc::new(n)))
                 .map_err(|e| e.to_string()),
         };
         match loaded {

@@ -2,6 +2,8 @@
 //!
 //! Its node count is the functional fingerprint of a build: any change to what the search does
 //! changes it, so every such commit records `Bench: N`. Same binary, same count, always.
+//! The openings are searched under suicide rules too (fewer pieces wins a stalemate), since that
+//! convention has its own evaluation head and search settings: a change to either moves the count.
 
 use std::time::{Duration, Instant};
 
@@ -17,6 +19,7 @@ pub const DEFAULT_DEPTH: u32 = 9;
 const BENCH_HASH_MB: usize = 16;
 
 /// Openings, capture chains, endgames with few pieces, and stalemate wins.
+/// The first `SUICIDE_POSITIONS` (the openings) are searched again under suicide rules.
 pub const POSITIONS: [&str; 16] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1",
     "rnbqkbnr/p1pppppp/8/1p6/8/4P3/PPPP1PPP/RNBQKBNR w - - 0 2",
@@ -36,6 +39,19 @@ pub const POSITIONS: [&str; 16] = [
     "8/1p6/2p5/8/8/5P2/6P1/8 w - - 0 1",
 ];
 
+/// How many of `POSITIONS`, from the first, are also searched under suicide rules.
+pub const SUICIDE_POSITIONS: usize = 8;
+
+/// The searches of a bench: every position under the default rules, then the openings under
+/// suicide rules.
+pub fn searches() -> impl Iterator<Item = (&'static str, StalemateRule)> {
+    let standard = POSITIONS.iter().map(|&fen| (fen, StalemateRule::default()));
+    let suicide = POSITIONS[..SUICIDE_POSITIONS]
+        .iter()
+        .map(|&fen| (fen, StalemateRule::FewerPiecesWins));
+    standard.chain(suicide)
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BenchResult {
     pub nodes: u64,
@@ -48,7 +64,7 @@ impl BenchResult {
     }
 }
 
-/// Searches every bench position to `depth`, one thread, a cleared table for each; with
+/// Runs every bench search (`searches`) to `depth`, one thread, a cleared table for each; with
 /// `tables`, probing them (which changes the node count: the fingerprint is without tables).
 pub fn run(depth: u32, tables: Option<&Tablebases>) -> Result<BenchResult, FenError> {
     let tt = TranspositionTable::new(BENCH_HASH_MB);
@@ -58,14 +74,14 @@ pub fn run(depth: u32, tables: Option<&Tablebases>) -> Result<BenchResult, FenEr
     };
     let start = Instant::now();
     let mut nodes = 0;
-    for fen in POSITIONS {
+    for (fen, rule) in searches() {
         let pos = parse_fen(fen)?;
         tt.clear();
         let history = [hash::key(&pos)];
         let params = SearchParams {
             tablebases: tables,
             probe_limit: 7,
-            ..SearchParams::new(StalemateRule::default(), &history)
+            ..SearchParams::new(rule, &history)
         };
         let control = SearchControl::default();
         nodes += search(&pos, &params, &limits, &tt, &control, &SilentReporter).nodes;
@@ -74,4 +90,23 @@ pub fn run(depth: u32, tables: Option<&Tablebases>) -> Result<BenchResult, FenEr
         nodes,
         time: start.elapsed(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_position_once_and_the_openings_again_under_suicide_rules() {
+        let all: Vec<_> = searches().collect();
+        assert_eq!(all.len(), POSITIONS.len() + SUICIDE_POSITIONS);
+        let suicide: Vec<_> = all
+            .iter()
+            .filter(|(_, rule)| *rule == StalemateRule::FewerPiecesWins)
+            .map(|(fen, _)| *fen)
+            .collect();
+        assert_eq!(suicide, POSITIONS[..SUICIDE_POSITIONS]);
+        // The openings are the ones with a full army on each side.
+        assert!(suicide.iter().all(|fen| fen.starts_with("r")));
+    }
 }

@@ -20,8 +20,9 @@ pub fn run(args: &BenchArgs) -> u8 {
     match bench::run(args.depth, tables.as_ref()) {
         Ok(result) => {
             eprintln!(
-                "{} positions, depth {}, {} ms",
+                "{} positions ({} of them also under suicide rules), depth {}, {} ms",
                 bench::POSITIONS.len(),
+                bench::SUICIDE_POSITIONS,
                 args.depth,
                 result.time.as_millis()
             );

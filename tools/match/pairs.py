@@ -3,14 +3,15 @@
 
     tools/match/pairs.py GAMES.pgn ENGINE
 
-Groups the games by their starting FEN (an opening played once with each colour is a pair) and
-prints the pentanomial counts of the engine's pair scores (0, 0.5, 1, 1.5 and 2 points of 2),
+Groups the games by round and starting FEN (cutechess-cli's `-games 2 -repeat` plays an opening
+with each colour in one round: that is a pair, and an opening drawn again in a later round makes
+another pair) and prints the pentanomial counts of the engine's pair scores (0, 0.5, 1, 1.5 and 2 points of 2),
 the score with an interval from the pairs' spread (a pair is one sample, as fishtest counts:
 the two games of an opening are not independent), and how many pairs went to the same colour
 twice (White won both or Black won both). An opening that one colour wins whoever plays it gives
 1 point of 2 to each engine, so the share of such pairs caps what any engine can score on the
 file; the score on the other pairs says how the engines compare where the opening left a choice.
-Openings played other than twice are counted apart and left out.
+Rounds of other than two games (an unfinished match) are counted apart and left out.
 Standard library only: a fresh machine has python3 but not python-chess.
 """
 import math
@@ -50,11 +51,12 @@ def main():
         p = points(tags.get("Result", "*"), tags.get("White") == who)
         if p is None:
             continue
-        by_opening[tags.get("FEN", "startpos")].append((p, tags["Result"]))
+        key = (tags.get("Round", "?"), tags.get("FEN", "startpos"))
+        by_opening[key].append((p, tags["Result"]))
     pairs = [games for games in by_opening.values() if len(games) == 2]
     unpaired = sum(len(games) for games in by_opening.values() if len(games) != 2)
     if not pairs:
-        print(f"error: no opening of {who} played twice in {path}", file=sys.stderr)
+        print(f"error: no opening of {who} played with both colours in {path}", file=sys.stderr)
         sys.exit(2)
     penta = [0] * 5
     colour = 0

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Game pairs of one engine in a cutechess-cli PGN: each opening played with both colours.
 
-    tools/match/pairs.py GAMES.pgn ENGINE
+    tools/match/pairs.py GAMES.pgn [MORE.pgn ...] ENGINE
 
 Groups the games by round and starting FEN (cutechess-cli's `-games 2 -repeat` plays an opening
 with each colour in one round: that is a pair, and an opening drawn again in a later round makes
-another pair) and prints the pentanomial counts of the engine's pair scores (0, 0.5, 1, 1.5 and 2 points of 2),
-the score with an interval from the pairs' spread (a pair is one sample, as fishtest counts:
+another pair) and prints the pentanomial counts of the engine's pair scores (0, 0.5, 1, 1.5 and 2
+points of 2), the score with an interval from the pairs' spread (a pair is one sample, as fishtest counts:
 the two games of an opening are not independent), and how many pairs went to the same colour
 twice (White won both or Black won both). An opening that one colour wins whoever plays it gives
 1 point of 2 to each engine, so the share of such pairs caps what any engine can score on the
 file; the score on the other pairs says how the engines compare where the opening left a choice.
-Rounds of other than two games (an unfinished match) are counted apart and left out.
+Several files (runs of one match) are counted together, each file's rounds apart. Rounds of
+other than two games (an unfinished match) are counted apart and left out.
 Standard library only: a fresh machine has python3 but not python-chess.
 """
 import math
@@ -34,29 +35,32 @@ def elo(score):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) < 3:
         print(__doc__.strip(), file=sys.stderr)
         sys.exit(2)
-    path, who = sys.argv[1], sys.argv[2]
+    paths, who = sys.argv[1:-1], sys.argv[-1]
+    games = []
     try:
-        text = open(path, encoding="utf-8").read()
+        for n, path in enumerate(paths):
+            text = open(path, encoding="utf-8").read()
+            games += [(n, game) for game in text.split("[Event ")[1:]]
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     by_opening = defaultdict(list)
-    for game in text.split("[Event ")[1:]:
+    for n, game in games:
         tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
         if who not in (tags.get("White"), tags.get("Black")):
             continue
         p = points(tags.get("Result", "*"), tags.get("White") == who)
         if p is None:
             continue
-        key = (tags.get("Round", "?"), tags.get("FEN", "startpos"))
+        key = (n, tags.get("Round", "?"), tags.get("FEN", "startpos"))
         by_opening[key].append((p, tags["Result"]))
     pairs = [games for games in by_opening.values() if len(games) == 2]
     unpaired = sum(len(games) for games in by_opening.values() if len(games) != 2)
     if not pairs:
-        print(f"error: no opening of {who} played with both colours in {path}", file=sys.stderr)
+        print(f"error: no opening of {who} played with both colours", file=sys.stderr)
         sys.exit(2)
     penta = [0] * 5
     colour = 0

@@ -6,19 +6,20 @@
 Groups the games by round and starting FEN (cutechess-cli's `-games 2 -repeat` plays an opening
 with each colour in one round: that is a pair, and an opening drawn again in a later round makes
 another pair) and prints the pentanomial counts of the engine's pair scores (0, 0.5, 1, 1.5 and 2
-points of 2), the score with an interval from the pairs' spread (a pair is one sample, as fishtest counts:
-the two games of an opening are not independent), and how many pairs went to the same colour
-twice (White won both or Black won both). An opening that one colour wins whoever plays it gives
-1 point of 2 to each engine, so the share of such pairs caps what any engine can score on the
-file; the score on the other pairs says how the engines compare where the opening left a choice.
+points of 2), the score with an interval from the pairs' spread (a pair is one sample, as fishtest
+counts: the two games of an opening are not independent), and how many pairs went to the same
+colour twice (White won both or Black won both). An opening that one colour wins whoever plays it
+gives 1 point of 2 to each engine, so the share of such pairs caps what any engine can score on
+the file; the score on the other pairs says how the engines compare where the opening left a choice.
 Several files (runs of one match) are counted together, each file's rounds apart. Rounds of
 other than two games (an unfinished match) are counted apart and left out.
 Standard library only: a fresh machine has python3 but not python-chess.
 """
 import math
-import re
 import sys
 from collections import defaultdict
+
+import pgn
 
 
 def points(result, engine_is_white):
@@ -39,38 +40,32 @@ def main():
         print(__doc__.strip(), file=sys.stderr)
         sys.exit(2)
     paths, who = sys.argv[1:-1], sys.argv[-1]
-    games = []
+    by_round = defaultdict(list)
     try:
-        for n, path in enumerate(paths):
-            text = open(path, encoding="utf-8").read()
-            games += [(n, game) for game in text.split("[Event ")[1:]]
+        for file_index, path in enumerate(paths):
+            for tags, _ in pgn.games(path):
+                if who not in (tags.get("White"), tags.get("Black")):
+                    continue
+                result = tags.get("Result", "*")
+                p = points(result, tags.get("White") == who)
+                if p is None:
+                    continue
+                key = (file_index, tags.get("Round", "?"), tags.get("FEN", "startpos"))
+                by_round[key].append((p, result))
     except OSError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
-    by_opening = defaultdict(list)
-    for n, game in games:
-        tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
-        if who not in (tags.get("White"), tags.get("Black")):
-            continue
-        p = points(tags.get("Result", "*"), tags.get("White") == who)
-        if p is None:
-            continue
-        key = (n, tags.get("Round", "?"), tags.get("FEN", "startpos"))
-        by_opening[key].append((p, tags["Result"]))
-    pairs = [games for games in by_opening.values() if len(games) == 2]
-    unpaired = sum(len(games) for games in by_opening.values() if len(games) != 2)
+    pairs = [round_games for round_games in by_round.values() if len(round_games) == 2]
+    unpaired = sum(len(round_games) for round_games in by_round.values() if len(round_games) != 2)
     if not pairs:
         print(f"error: no opening of {who} played with both colours", file=sys.stderr)
         sys.exit(2)
     penta = [0] * 5
     colour = 0
-    other_points = 0.0
     for (p1, r1), (p2, r2) in pairs:
         penta[round((p1 + p2) * 2)] += 1
         if r1 == r2 and r1 != "1/2-1/2":
             colour += 1
-        else:
-            other_points += p1 + p2
     n = len(pairs)
     scores = [(p1 + p2) / 2 for (p1, _), (p2, _) in pairs]
     mean = sum(scores) / n
@@ -84,8 +79,11 @@ def main():
         f"({elo(lo):+.0f} to {elo(hi):+.0f})"
     )
     rest = n - colour
-    line = f"same colour won both games: {colour} of {n} pairs (cap {100 * (1 - colour / n / 2):.1f}%)"
+    cap = 100 * (1 - colour / n / 2)
+    line = f"same colour won both games: {colour} of {n} pairs (cap {cap:.1f}%)"
     if rest:
+        # Each pair the same colour won gave the engine exactly 1 point of 2.
+        other_points = 2 * mean * n - colour
         line += f"; on the other {rest}: {100 * other_points / (2 * rest):.1f}%"
     print(line)
 

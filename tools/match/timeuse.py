@@ -13,6 +13,8 @@ Standard library only: a fresh machine has python3 but not python-chess.
 import re
 import sys
 
+import pgn
+
 
 def main():
     if len(sys.argv) != 5:
@@ -21,13 +23,12 @@ def main():
     path, who = sys.argv[1], sys.argv[2]
     try:
         base, inc = float(sys.argv[3]), float(sys.argv[4])
-        text = open(path, encoding="utf-8").read()
+        played = pgn.games(path)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
     times, longest, left, per_game, at_decision = [], 0.0, [], [], []
-    for game in text.split("[Event ")[1:]:
-        tags = dict(re.findall(r'\[(\w+) "([^"]*)"\]', game))
+    for tags, game in played:
         if who not in (tags.get("White"), tags.get("Black")) or "\n\n" not in game:
             continue
         fen = tags.get("FEN")

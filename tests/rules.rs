@@ -208,3 +208,27 @@ fn undo_restores_the_position() {
     assert_eq!(*game.keys().last().expect("one key"), start_key);
     assert_eq!(game.position(), game.start());
 }
+
+/// The opening files the milestone matches use (`openings/`) hold positions a match can start
+/// from: each parses, the game is not over in it under the default convention, and no position
+/// is written twice, in one file or across the two (they are separate samples).
+#[test]
+fn the_shipped_opening_files_are_playable_and_disjoint() {
+    let mut seen = std::collections::HashMap::new();
+    for file in ["openings/untuned.epd", "openings/untuned-deep.epd"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).expect("the opening file is in the repository");
+        let mut count = 0;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let game = Game::from_fen(&format!("{line} 0 1"), StalemateRule::StalematedSideWins)
+                .unwrap_or_else(|e| panic!("{file}: {line}: {e}"));
+            assert_eq!(game.outcome(), None, "{file}: {line}");
+            assert!(!game.legal_moves().is_empty(), "{file}: {line}");
+            if let Some(first) = seen.insert(line.to_string(), file) {
+                panic!("{line} is in {first} and again in {file}");
+            }
+            count += 1;
+        }
+        assert!(count >= 280, "{file}: {count} positions");
+    }
+}

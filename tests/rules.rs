@@ -210,8 +210,9 @@ fn undo_restores_the_position() {
 }
 
 /// The opening files the milestone matches use (`openings/`) hold positions a match can start
-/// from: each parses, the game is not over in it under the default convention, and no position
-/// is written twice, in one file or across the two (they are separate samples).
+/// from: each parses, the game is not over in it under the default convention (so the side to
+/// move has a move), and no position is written twice, in one file or across the two (they are
+/// separate samples).
 #[test]
 fn the_shipped_opening_files_are_playable_and_disjoint() {
     let mut seen = std::collections::HashMap::new();
@@ -223,7 +224,6 @@ fn the_shipped_opening_files_are_playable_and_disjoint() {
             let game = Game::from_fen(&format!("{line} 0 1"), StalemateRule::StalematedSideWins)
                 .unwrap_or_else(|e| panic!("{file}: {line}: {e}"));
             assert_eq!(game.outcome(), None, "{file}: {line}");
-            assert!(!game.legal_moves().is_empty(), "{file}: {line}");
             if let Some(first) = seen.insert(line.to_string(), file) {
                 panic!("{line} is in {first} and again in {file}");
             }

@@ -153,10 +153,6 @@ pub fn run(args: &OpeningsArgs) -> u8 {
             eprintln!("{written} of {} positions from {tried} tries", args.count);
         }
     }
-    if let Err(e) = out.flush() {
-        eprintln!("error: cannot write: {e}");
-        return 1;
-    }
     eprintln!("{written} positions from {tried} tries");
     if written < args.count {
         eprintln!("error: only {written} of {} positions found", args.count);

@@ -38,8 +38,8 @@
 //! suicide had a network of its own, fine-tuned whole on suicide games (fine-tuning the one network
 //! for suicide cost it strength in antichess); since round 18 the suicide head is trained over the
 //! antichess network's frozen first layer instead (`train --freeze-first-layer`; round 20 today),
-//! so one file holds both (see `nets/README.md` for how it was made and measured). The UCI option `EvalFile` loads
-//! another file in its place.
+//! so one file holds both (see `nets/README.md` for how it was made and measured). The UCI
+//! option `EvalFile` loads another file in its place.
 
 use std::sync::Arc;
 
